@@ -1,0 +1,3 @@
+from coindrel.cli import main
+
+raise SystemExit(main())

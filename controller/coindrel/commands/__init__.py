@@ -1,0 +1,1 @@
+"""One module per ``coindrel`` subcommand (see ``coindrel.cli``)."""

@@ -1,0 +1,33 @@
+"""The Coindrel rules engine (rules.md): pure, no I/O, no clock, no hardware.
+
+Vocabulary first: sides and labels (``core``), board geometry (``geometry``),
+board state and its text form (``state``), the switch rule and drops (``drop``),
+faults to predict as if present (``faults``), and the match (``match``).
+"""
+
+from .core import (
+    COIN,
+    ENTRY_COUNT,
+    EXIT_COUNT,
+    HOLE,
+    PAD_R,
+    BoardTextError,
+    EngineError,
+    GeometryError,
+    L,
+    MatchError,
+    R,
+    entry_label,
+    exit_label,
+    parse_switch_label,
+    side_name,
+    switch_label,
+)
+from .drop import Observation, Outcome, Prediction, Topology, cascade, drop, drop_in_place, observe, predict, switch_rule, topology
+from .faults import EntrySensorDead, ExitSensorDead, Fault, HallFault, Jam, PadNotHolding, SwitchStuck
+from .geometry import Geometry, SwitchSpec, geometry_by_name, load_geometry, standard_geometry
+from .state import BoardState
+from .clock import TurnClock
+from .match import PHASE_FALLING, PHASE_OVER, PHASE_REVEAL, PHASE_TURN, Match, MatchSetup, TurnResult, exit_names
+from .rng import MatchRandom
+from .rounds import CLOCK_SETTINGS, ROUNDS, TARGETS, VALUES, Variants, target

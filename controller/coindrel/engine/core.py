@@ -1,0 +1,90 @@
+"""Vocabulary shared by the whole engine: sides, labels, errors.
+
+Indices are 0-based everywhere in code and data files; what a person reads is
+1-based ("Entry 3", "Exit 12", "R2S5"). The helpers here are the only place
+that converts between the two.
+"""
+
+from __future__ import annotations
+
+import re
+
+L = 0
+R = 1
+SIDES = (L, R)
+SIDE_NAMES = ("L", "R")
+
+ENTRY_COUNT = 8
+EXIT_COUNT = 16
+
+# One byte per switch in a board state: bit 0 is the pad side, bit 1 a resting
+# coin; HOLE marks a switch taken out. Small integers keep copies and table
+# look-ups cheap.
+PAD_R = 1
+COIN = 2
+HOLE = 4
+STATE_CODES = (0, 1, 2, 3, HOLE)
+
+
+class EngineError(ValueError):
+    """Bad input to the engine: the message names the problem and the fix."""
+
+
+class GeometryError(EngineError):
+    """A board geometry file that cannot describe a playable board."""
+
+
+class BoardTextError(EngineError):
+    """A board text form (rules.md section 9) that does not parse."""
+
+
+class MatchError(EngineError):
+    """An action the match cannot take in its current state."""
+
+
+def side_name(side: int) -> str:
+    return SIDE_NAMES[side]
+
+
+def parse_side(text: str) -> int:
+    if text == "L":
+        return L
+    if text == "R":
+        return R
+    raise EngineError(f"side {text!r} is not 'L' or 'R'")
+
+
+_SWITCH_RE = re.compile(r"^R(\d+)S(\d+)$")
+
+
+def switch_label(row: int, index: int) -> str:
+    """``(1, 4)`` -> ``"R2S5"``: row and switch counted from 1, as on the board."""
+    return f"R{row + 1}S{index + 1}"
+
+
+def parse_switch_label(label: str) -> tuple[int, int]:
+    """``"R2S5"`` -> ``(1, 4)``. Only checks the form, not that the board has it."""
+    m = _SWITCH_RE.match(label.strip().upper()) if isinstance(label, str) else None
+    if not m or int(m.group(1)) < 1 or int(m.group(2)) < 1:
+        raise EngineError(
+            f"{label!r} is not a switch label; write R<row>S<n>, e.g. R2S5 "
+            "(row 2 from the top, 5th switch from the left)"
+        )
+    return int(m.group(1)) - 1, int(m.group(2)) - 1
+
+
+def entry_label(entry: int) -> str:
+    return f"entry {entry + 1}"
+
+
+def exit_label(exit_: int) -> str:
+    return f"exit {exit_ + 1}"
+
+
+_EXIT_RE = re.compile(r"^exit\s*(\d+)$", re.IGNORECASE)
+
+
+def parse_exit_label(label: str) -> int | None:
+    """``"exit 12"`` -> 11, or None when the text is not an exit label."""
+    m = _EXIT_RE.match(label.strip()) if isinstance(label, str) else None
+    return int(m.group(1)) - 1 if m else None

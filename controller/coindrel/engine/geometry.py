@@ -1,0 +1,389 @@
+"""Board geometry as data: rows of switches, their spans, inlets and outlets.
+
+A geometry file (JSON) describes a board; the standard board ships as
+``coindrel/boards/standard.json``. A mirrored board or a builder's own loads
+from the same format and is validated with messages that name the bad part.
+
+File format (``"format": 1``)::
+
+    {"format": 1, "name": "standard", "lanes": 16,
+     "entries": ["R1S1", ... 8 labels],          # entry e drops onto this switch
+     "holes": ["R2S2", ...],                     # switches the Holes variant removes
+     "rows": [[{"span": [0, 1], "inlet": "L",     # lanes the switch covers; funnel side
+                "out": ["R3S1", "R2S1"]}, ...],   # where the left/right outlet leads
+              ...]}
+
+``out`` targets are switch labels or ``"exit N"`` (1-based). When ``out`` is
+left out, each outlet falls down its lane to the first switch below that
+covers the lane, or to that lane's exit (rules.md section 2).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from importlib import resources
+from pathlib import Path
+
+from .core import (
+    ENTRY_COUNT,
+    EXIT_COUNT,
+    L,
+    R,
+    GeometryError,
+    EngineError,
+    exit_label,
+    parse_exit_label,
+    parse_side,
+    parse_switch_label,
+    side_name,
+    switch_label,
+)
+
+FORMAT = 1
+_TOP_KEYS = {"format", "name", "lanes", "entries", "holes", "rows", "description"}
+_SWITCH_KEYS = {"span", "inlet", "out"}
+
+
+@dataclass(frozen=True)
+class SwitchSpec:
+    row: int
+    index: int
+    span: tuple[int, int]
+    inlet: int
+    out: tuple[str, str]  # targets of the left and right outlet, as labels
+
+    @property
+    def label(self) -> str:
+        return switch_label(self.row, self.index)
+
+
+@dataclass(frozen=True, eq=False)
+class Geometry:
+    """An immutable board description plus its topology tables, computed once.
+
+    Switches are numbered 0..n-1 in reading order (row by row, left to right);
+    outlet targets are switch numbers, or ``n + x`` for exit ``x``.
+    """
+
+    name: str
+    lanes: int
+    rows: tuple[tuple[SwitchSpec, ...], ...]
+    entries: tuple[str, ...]
+    holes: tuple[str, ...] = ()
+    # Derived tables (flat, indexed by switch number).
+    labels: tuple[str, ...] = field(init=False)
+    row_sizes: tuple[int, ...] = field(init=False)
+    row_of: tuple[int, ...] = field(init=False)
+    row_start: tuple[int, ...] = field(init=False)
+    inlets: tuple[int, ...] = field(init=False)
+    spans: tuple[tuple[int, int], ...] = field(init=False)
+    outs: tuple[tuple[int, int], ...] = field(init=False)
+    entry_switches: tuple[int, ...] = field(init=False)
+    hole_switches: tuple[int, ...] = field(init=False)
+    _index: dict = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        specs = [s for row in self.rows for s in row]
+        n = len(specs)
+        labels = tuple(s.label for s in specs)
+        index = {lab: i for i, lab in enumerate(labels)}
+        starts, acc = [], 0
+        for row in self.rows:
+            starts.append(acc)
+            acc += len(row)
+
+        def target(spec: SwitchSpec, side: int) -> int:
+            t = spec.out[side]
+            x = parse_exit_label(t)
+            if x is not None:
+                return n + x
+            return index[t]
+
+        sets = object.__setattr__
+        sets(self, "labels", labels)
+        sets(self, "_index", index)
+        sets(self, "row_sizes", tuple(len(r) for r in self.rows))
+        sets(self, "row_start", tuple(starts))
+        sets(self, "row_of", tuple(s.row for s in specs))
+        sets(self, "inlets", tuple(s.inlet for s in specs))
+        sets(self, "spans", tuple(s.span for s in specs))
+        sets(self, "outs", tuple((target(s, L), target(s, R)) for s in specs))
+        sets(self, "entry_switches", tuple(index[e] for e in self.entries))
+        sets(self, "hole_switches", tuple(index[h] for h in self.holes))
+
+    # -- look-ups -------------------------------------------------------------
+
+    @property
+    def switch_count(self) -> int:
+        return len(self.labels)
+
+    @property
+    def exit_count(self) -> int:
+        return self.lanes
+
+    @property
+    def entry_count(self) -> int:
+        return len(self.entries)
+
+    def index(self, switch: str | int | tuple[int, int]) -> int:
+        """Switch number from a label ``"R2S5"``, a ``(row, index)`` pair or a number."""
+        if isinstance(switch, int):
+            if 0 <= switch < len(self.labels):
+                return switch
+            raise EngineError(f"switch number {switch} is not on board {self.name!r} (0..{len(self.labels) - 1})")
+        if isinstance(switch, tuple):
+            switch = switch_label(*switch)
+        parse_switch_label(switch)  # a clear message for a malformed label
+        try:
+            return self._index[switch.strip().upper()]
+        except KeyError:
+            raise EngineError(
+                f"{switch} is not a switch on board {self.name!r}: it has rows 1..{len(self.rows)} "
+                f"with {', '.join(str(k) for k in self.row_sizes)} switches"
+            ) from None
+
+    def target_label(self, target: int) -> str:
+        n = len(self.labels)
+        return self.labels[target] if target < n else exit_label(target - n)
+
+    # -- derived boards -------------------------------------------------------
+
+    @cached_property
+    def _mirror(self) -> "Geometry":
+        return self._build_mirrored()
+
+    def mirrored(self) -> "Geometry":
+        """The board seen in a mirror: left and right swapped everywhere (built once)."""
+        return self._mirror
+
+    def _build_mirrored(self) -> "Geometry":
+        last = self.lanes - 1
+
+        def mirror_label(label: str) -> str:
+            x = parse_exit_label(label)
+            if x is not None:
+                return exit_label(last - x)
+            r, j = parse_switch_label(label)
+            return switch_label(r, len(self.rows[r]) - 1 - j)
+
+        rows = []
+        for r, row in enumerate(self.rows):
+            new = []
+            for s in reversed(row):
+                new.append(
+                    SwitchSpec(
+                        row=r,
+                        index=len(new),
+                        span=(last - s.span[1], last - s.span[0]),
+                        inlet=1 - s.inlet,
+                        out=(mirror_label(s.out[R]), mirror_label(s.out[L])),
+                    )
+                )
+            rows.append(tuple(new))
+        return Geometry(
+            name=f"{self.name}-mirrored",
+            lanes=self.lanes,
+            rows=tuple(rows),
+            entries=tuple(mirror_label(e) for e in reversed(self.entries)),
+            holes=tuple(sorted((mirror_label(h) for h in self.holes), key=parse_switch_label)),
+        )
+
+    def mirror_switch(self, switch: int) -> int:
+        r = self.row_of[switch]
+        j = switch - self.row_start[r]
+        return self.row_start[r] + self.row_sizes[r] - 1 - j
+
+    def to_dict(self) -> dict:
+        return {
+            "format": FORMAT,
+            "name": self.name,
+            "lanes": self.lanes,
+            "entries": list(self.entries),
+            "holes": list(self.holes),
+            "rows": [
+                [{"span": list(s.span), "inlet": side_name(s.inlet), "out": list(s.out)} for s in row]
+                for row in self.rows
+            ],
+        }
+
+    # -- loading --------------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "board") -> "Geometry":
+        return _parse_geometry(data, source)
+
+
+def falling_target(rows, row: int, lane: int) -> str:
+    """Where a coin leaving ``row`` down ``lane`` lands: a switch label or an exit."""
+    for r in range(row + 1, len(rows)):
+        for j, span in enumerate(rows[r]):
+            if span[0] <= lane <= span[1]:
+                return switch_label(r, j)
+    return exit_label(lane)
+
+
+def _fail(source: str, message: str) -> None:
+    raise GeometryError(f"{source}: {message}")
+
+
+def _parse_geometry(data: dict, source: str) -> Geometry:
+    if not isinstance(data, dict):
+        _fail(source, "a board file holds one JSON object with keys format, name, lanes, entries, rows")
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        _fail(source, f"unknown key(s) {sorted(unknown)}; a board file may have {sorted(_TOP_KEYS)}")
+    if data.get("format", FORMAT) != FORMAT:
+        _fail(source, f"format {data.get('format')!r} is not supported; this version reads format {FORMAT}")
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        _fail(source, "'name' must be a non-empty string, e.g. \"standard\"")
+    lanes = data.get("lanes")
+    if lanes != EXIT_COUNT:
+        _fail(source, f"'lanes' is {lanes!r}; a Coindrel board has {EXIT_COUNT} lanes, one above each exit")
+    raw_rows = data.get("rows")
+    if not isinstance(raw_rows, list) or not raw_rows:
+        _fail(source, "'rows' must be a list of rows, top row first, each a list of switches")
+
+    spans_by_row: list[list[tuple[int, int]]] = []
+    parsed_rows: list[list[dict]] = []
+    for r, row in enumerate(raw_rows):
+        where_row = f"row {r + 1}"
+        if not isinstance(row, list) or not row:
+            _fail(source, f"{where_row} must be a non-empty list of switches")
+        spans = []
+        for j, sw in enumerate(row):
+            where = switch_label(r, j)
+            if not isinstance(sw, dict):
+                _fail(source, f"{where}: a switch is an object with 'span', 'inlet' and optionally 'out'")
+            bad = set(sw) - _SWITCH_KEYS
+            if bad:
+                _fail(source, f"{where}: unknown key(s) {sorted(bad)}; a switch has {sorted(_SWITCH_KEYS)}")
+            span = sw.get("span")
+            if (
+                not isinstance(span, list)
+                or len(span) != 2
+                or not all(isinstance(v, int) for v in span)
+                or not 0 <= span[0] < span[1] < lanes
+            ):
+                _fail(source, f"{where}: 'span' {span!r} must be [left lane, right lane] with 0 <= left < right <= {lanes - 1}")
+            if spans and span[0] <= spans[-1][1]:
+                _fail(source, f"{where}: span {span} overlaps {switch_label(r, j - 1)}'s span {list(spans[-1])}; switches in a row go left to right without overlapping")
+            spans.append((span[0], span[1]))
+            try:
+                parse_side(sw.get("inlet"))
+            except EngineError:
+                _fail(source, f"{where}: 'inlet' {sw.get('inlet')!r} must be \"L\" or \"R\" (the side the funnel delivers coins to)")
+        spans_by_row.append(spans)
+        parsed_rows.append(row)
+
+    labels = {switch_label(r, j) for r, row in enumerate(parsed_rows) for j in range(len(row))}
+
+    def check_switch_ref(label, what: str) -> str:
+        try:
+            parse_switch_label(label)
+        except EngineError as e:
+            _fail(source, f"{what}: {e}")
+        canon = label.strip().upper()
+        if canon not in labels:
+            _fail(source, f"{what} names {label}, which is not a switch on this board (rows 1..{len(parsed_rows)}, sizes {[len(r) for r in parsed_rows]})")
+        return canon
+
+    rows: list[tuple[SwitchSpec, ...]] = []
+    for r, row in enumerate(parsed_rows):
+        specs = []
+        for j, sw in enumerate(row):
+            where = switch_label(r, j)
+            span = spans_by_row[r][j]
+            out = sw.get("out")
+            if out is None:
+                out = [falling_target(spans_by_row, r, span[0]), falling_target(spans_by_row, r, span[1])]
+            if not isinstance(out, list) or len(out) != 2:
+                _fail(source, f"{where}: 'out' must be [left outlet target, right outlet target]")
+            targets = []
+            for side, t in zip(("left", "right"), out):
+                what = f"{where} {side} outlet"
+                if not isinstance(t, str) or not t.strip():
+                    _fail(source, f"{what} leads nowhere ({t!r}); point it at a switch (R<row>S<n>) or an exit (\"exit 1\"..\"exit {lanes}\")")
+                x = parse_exit_label(t)
+                if x is not None:
+                    if not 0 <= x < lanes:
+                        _fail(source, f"{what} leads nowhere: {t!r} is not one of exit 1..exit {lanes}")
+                    targets.append(exit_label(x))
+                else:
+                    targets.append(check_switch_ref(t, what))
+            specs.append(SwitchSpec(r, j, span, parse_side(sw["inlet"]), (targets[0], targets[1])))
+        rows.append(tuple(specs))
+
+    entries = data.get("entries")
+    if not isinstance(entries, list) or len(entries) != ENTRY_COUNT:
+        count = len(entries) if isinstance(entries, list) else "no"
+        _fail(source, f"'entries' lists {count} entries; Coindrel has {ENTRY_COUNT} (one switch label each, left to right)")
+    entries = [check_switch_ref(e, f"entry {i + 1}") for i, e in enumerate(entries)]
+    if len(set(entries)) != len(entries):
+        _fail(source, "two entries drop onto the same switch; each entry needs its own")
+    holes = data.get("holes", [])
+    if not isinstance(holes, list):
+        _fail(source, "'holes' must be a list of switch labels")
+    holes = [check_switch_ref(h, "holes") for h in holes]
+
+    _check_acyclic(rows, source)
+    return Geometry(name=name, lanes=lanes, rows=tuple(rows), entries=tuple(entries), holes=tuple(holes))
+
+
+def _check_acyclic(rows, source: str) -> None:
+    graph = {s.label: [t for t in s.out if parse_exit_label(t) is None] for row in rows for s in row}
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+
+    for start in graph:
+        if state.get(start):
+            continue
+        path = [start]
+        stack = [(start, iter(graph[start]))]
+        state[start] = 1
+        while stack:
+            node, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                state[node] = 2
+                stack.pop()
+                path.pop()
+                continue
+            if state.get(nxt) == 1:
+                cycle = path[path.index(nxt):] + [nxt]
+                _fail(source, f"outlets form a cycle {' -> '.join(cycle)}: a coin would never leave the board; every outlet must lead further down")
+            if not state.get(nxt):
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append((nxt, iter(graph[nxt])))
+
+
+def load_geometry(path: str | Path) -> Geometry:
+    """Load and validate a board file; errors name the file and the bad part."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise GeometryError(f"{p}: cannot read the board file ({e.strerror})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise GeometryError(f"{p}: not valid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+    return Geometry.from_dict(data, str(p))
+
+
+@lru_cache(maxsize=None)
+def standard_geometry() -> Geometry:
+    """The standard board of rules.md section 2, from the shipped data file."""
+    text = resources.files("coindrel.boards").joinpath("standard.json").read_text(encoding="utf-8")
+    return Geometry.from_dict(json.loads(text), "standard.json")
+
+
+def geometry_by_name(name: str) -> Geometry:
+    """``standard``, ``mirrored`` or a path to a board file."""
+    if name == "standard":
+        return standard_geometry()
+    if name == "mirrored":
+        return standard_geometry().mirrored()
+    return load_geometry(name)

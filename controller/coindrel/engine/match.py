@@ -1,0 +1,436 @@
+"""A match (rules.md sections 1, 5-8): players, turns, rounds, targets, exit
+values, the last drop, winner or draw, variants, the seeded generator and the
+turn clock. Time is always passed in; nothing here reads a clock.
+
+Every action is appended to ``match.log`` (plain JSON-able dicts), and
+``Match.replay(log)`` rebuilds the same match: that log is what the daemon
+journals, so a restart resumes exactly where the match was.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .clock import TurnClock
+from .core import COIN, HOLE, MatchError, EngineError, entry_label, exit_label
+from .drop import drop_in_place
+from .geometry import Geometry, geometry_by_name
+from .rng import MatchRandom
+from .rounds import ROUNDS, VALUES, Variants, check_values, target
+from .state import BoardState
+
+PHASE_REVEAL = "reveal"  # a round's values are being shown; no clock
+PHASE_TURN = "turn"  # a player is expected to drop; the clock runs
+PHASE_FALLING = "falling"  # a coin was seen entering; the clock is stopped
+PHASE_OVER = "over"
+
+
+@dataclass(frozen=True)
+class MatchSetup:
+    players: tuple[str, str] = ("Player 1", "Player 2")
+    variants: Variants = Variants()
+    seed: int = 0
+    clock: float | None = None  # seconds per turn; None: no clock
+    start: str | None = None  # board text; None: seeded random pads
+    values: tuple | None = None  # replaces the round tables (e.g. from a vector)
+    board: str = "standard"
+
+    def __post_init__(self) -> None:
+        if self.values is not None:
+            object.__setattr__(self, "values", check_values(self.values))
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool):
+            raise MatchError(f"the match seed must be a whole number, not {self.seed!r}")
+        if self.clock is not None and (not isinstance(self.clock, (int, float)) or self.clock <= 0):
+            raise MatchError(f"the turn clock must be a positive number of seconds (30, 60, 120 or 5 for Turbo), not {self.clock!r}")
+
+    def to_dict(self) -> dict:
+        return {
+            "players": list(self.players),
+            "variants": self.variants.to_dict(),
+            "seed": self.seed,
+            "clock": self.clock,
+            "start": self.start,
+            "values": [list(v) for v in self.values] if self.values else None,
+            "board": self.board,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "MatchSetup":
+        unknown = set(d) - {"players", "variants", "seed", "clock", "start", "values", "board"}
+        if unknown:
+            raise MatchError(f"unknown match setup key(s) {sorted(unknown)}")
+        return cls(
+            players=tuple(d.get("players", ("Player 1", "Player 2"))),
+            variants=Variants.from_dict(d.get("variants")),
+            seed=d.get("seed", 0),
+            clock=d.get("clock"),
+            start=d.get("start"),
+            values=d.get("values"),
+            board=d.get("board", "standard"),
+        )
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    player: int  # 1 or 2
+    entry: int  # 0-based
+    round: int  # 1..4, the round the drop was made in
+    exits: tuple[int, ...]
+    points: int
+    round_scores: tuple[int, int]
+    totals: tuple[int, int]
+    last_drop: bool  # after this drop the other player is owed the last drop
+    over: bool
+    forced_entry: int | None = None  # the clock chose this entry
+    board: str = ""
+
+    def to_json(self) -> dict:
+        """The vectors' turn shape."""
+        return {
+            "player": self.player,
+            "entry": self.entry,
+            "round": self.round,
+            "exits": list(self.exits),
+            "points": self.points,
+            "round_scores": list(self.round_scores),
+            "totals": list(self.totals),
+            "last_drop": self.last_drop,
+            "over": self.over,
+        }
+
+
+@dataclass
+class _Score:
+    """Everything an undo must restore, in one copyable bundle."""
+
+    board: BoardState
+    round: int = 0
+    round_scores: list = field(default_factory=lambda: [0, 0])
+    totals: list = field(default_factory=lambda: [0, 0])
+    to_move: int = 0
+    owed_last: int | None = None
+    values: tuple = ()
+    phase: str = PHASE_REVEAL
+    forced_entry: int | None = None
+    rng_state: int = 0
+    turns: int = 0
+
+
+class Match:
+    def __init__(self, setup: MatchSetup | None = None):
+        self.setup = setup = setup or MatchSetup()
+        if len(setup.players) != 2 or not all(isinstance(p, str) and p.strip() for p in setup.players):
+            raise MatchError("a match needs two players with non-empty names")
+        self.geometry: Geometry = geometry_by_name(setup.board)
+        self.rng = MatchRandom(setup.seed)
+        self.clock = TurnClock(setup.clock) if setup.clock else None
+        self.log: list[dict] = [{"do": "setup", "setup": setup.to_dict()}]
+        self.results: list[TurnResult] = []
+        self._undo: list[_Score] = []
+        self.s = _Score(board=self._start_board())
+        self._begin_round(0)
+
+    # -- setup -----------------------------------------------------------------
+
+    def _start_board(self) -> BoardState:
+        g, variants = self.geometry, self.setup.variants
+        if self.setup.start is None:
+            board = BoardState.random(self.rng, g)
+        else:
+            board = BoardState.parse(self.setup.start, g)
+        coins = [g.labels[i] for i, c in enumerate(board.codes) if c != HOLE and c & COIN]
+        if coins:
+            raise MatchError(f"the start board has coins on {', '.join(coins)}; a new match starts with every pad empty")
+        wanted = set(g.hole_switches) if variants.holes else set()
+        extra = [g.labels[i] for i, c in enumerate(board.codes) if c == HOLE and i not in wanted]
+        if extra:
+            raise MatchError(
+                f"the start board has holes at {', '.join(extra)}, but "
+                + ("the Holes variant removes only " + ", ".join(g.holes) if variants.holes else "the Holes variant is off")
+            )
+        if variants.holes:
+            board.make_holes_in_place()
+        return board
+
+    def _begin_round(self, k: int) -> None:
+        s = self.s
+        s.round = k
+        s.round_scores = [0, 0]
+        s.owed_last = None
+        if self.setup.values:
+            values = tuple(self.setup.values[k])
+        else:
+            values = list(VALUES[k])
+            if self.setup.variants.shuffled:
+                self.rng.shuffle(values)
+            values = tuple(values)
+        s.values = values
+        s.phase = PHASE_REVEAL
+        if self.clock:
+            self.clock.running = False
+            self.clock.since = None
+        self.log.append({"do": "reveal", "round": k + 1, "values": list(values)})
+
+    # -- reading ---------------------------------------------------------------
+
+    @property
+    def board(self) -> BoardState:
+        return self.s.board
+
+    @property
+    def round(self) -> int:
+        """The current round, 1..4."""
+        return self.s.round + 1
+
+    @property
+    def target(self) -> int:
+        return target(self.s.round, self.setup.variants)
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        return self.s.values
+
+    @property
+    def to_move(self) -> int:
+        """The player expected to drop next, 1 or 2."""
+        return self.s.to_move + 1
+
+    @property
+    def round_scores(self) -> tuple[int, int]:
+        return tuple(self.s.round_scores)
+
+    @property
+    def totals(self) -> tuple[int, int]:
+        return tuple(self.s.totals)
+
+    @property
+    def phase(self) -> str:
+        return self.s.phase
+
+    @property
+    def over(self) -> bool:
+        return self.s.phase == PHASE_OVER
+
+    @property
+    def last_drop_pending(self) -> bool:
+        """The player to move is taking the last drop of the round."""
+        return self.s.owed_last is not None
+
+    @property
+    def forced_entry(self) -> int | None:
+        return self.s.forced_entry
+
+    @property
+    def winner(self) -> int | str | None:
+        if not self.over:
+            return None
+        a, b = self.s.totals
+        return "draw" if a == b else (1 if a > b else 2)
+
+    def status(self) -> str:
+        """The status line a player reads."""
+        if self.over:
+            w = self.winner
+            return "Draw" if w == "draw" else f"{self.setup.players[w - 1]} wins"
+        if self.s.phase == PHASE_REVEAL:
+            return f"Round {self.round}: new exit values"
+        if self.last_drop_pending:
+            return "Last drop of the round"
+        return f"{self.setup.players[self.s.to_move]} to drop"
+
+    # -- clock -----------------------------------------------------------------
+
+    def reveal_done(self, now: float | None = None) -> None:
+        """The round's values have been shown: the turn (and its clock) starts."""
+        self._need_phase(PHASE_REVEAL, "finish the reveal")
+        self.s.phase = PHASE_TURN
+        if self.clock and now is not None:
+            self.clock.start(now)
+        self.log.append({"do": "revealed", "t": now})
+
+    def coin_seen(self, now: float | None = None) -> None:
+        """A coin was seen entering the board: the clock stops while coins fall."""
+        if self.s.phase == PHASE_OVER:
+            raise MatchError("the match is over; start a new one")
+        if self.s.phase == PHASE_REVEAL:
+            self.s.phase = PHASE_TURN
+        self.s.phase = PHASE_FALLING
+        if self.clock and now is not None:
+            self.clock.stop(now)
+        self.log.append({"do": "coin", "t": now})
+
+    def pause(self, now: float) -> None:
+        if self.clock:
+            self.clock.pause(now)
+        self.log.append({"do": "pause", "t": now})
+
+    def resume(self, now: float) -> None:
+        if self.clock:
+            self.clock.resume(now)
+        self.log.append({"do": "resume", "t": now})
+
+    def remaining(self, now: float) -> float | None:
+        return self.clock.remaining(now) if self.clock else None
+
+    def expire(self, now: float) -> int | None:
+        """If the clock has run out, choose the entry the coin must drop in
+        (uniformly, with the match's generator) and return it; else None."""
+        if not self.clock or self.s.phase != PHASE_TURN or self.s.forced_entry is not None or not self.clock.expired(now):
+            return None
+        return self._force_entry(now)
+
+    def _force_entry(self, now: float | None) -> int:
+        entry = self.rng.randbelow(self.geometry.entry_count)
+        self.s.forced_entry = entry
+        if self.clock and now is not None:
+            self.clock.stop(now)
+        self.log.append({"do": "timeout", "t": now, "entry": entry})
+        return entry
+
+    # -- drops -------------------------------------------------------------------
+
+    def play(self, entry: int, now: float | None = None) -> TurnResult:
+        """The player to move drops in ``entry``; the engine says what happens."""
+        self._check_entry(entry)
+        board = self.s.board.copy()
+        outcome = drop_in_place(board, [entry])
+        return self.record(entry, outcome.exits, board, now)
+
+    def record(self, entry: int, exits: Sequence[int], board: BoardState | str | None = None, now: float | None = None) -> TurnResult:
+        """Score a drop from what the exits saw; ``board`` is the board after it,
+        as now believed (default: the engine's prediction)."""
+        self._check_entry(entry)
+        if self.s.phase == PHASE_OVER:
+            raise MatchError("the match is over; no more drops score")
+        exits = tuple(sorted(exits))
+        for x in exits:
+            if not isinstance(x, int) or not 0 <= x < self.geometry.exit_count:
+                raise MatchError(f"{x!r} is not an exit (0..{self.geometry.exit_count - 1})")
+        if board is None:
+            after = self.s.board.copy()
+            drop_in_place(after, [entry])
+        elif isinstance(board, str):
+            after = BoardState.parse(board, self.geometry)
+        else:
+            after = board.copy()
+        self._undo.append(self._snapshot())
+        s = self.s
+        player, rnd = s.to_move, s.round
+        points = sum(s.values[x] for x in exits)
+        s.round_scores[player] += points
+        s.totals[player] += points
+        s.board = after
+        s.turns += 1
+        forced, s.forced_entry = s.forced_entry, None
+        ends_round = False
+        if s.owed_last is not None:
+            ends_round = True  # this was the last drop; it cannot earn another
+        elif s.round_scores[player] >= self.target:
+            s.owed_last = 1 - player
+        last_drop = s.owed_last is not None and not ends_round
+        round_scores = tuple(s.round_scores)
+        s.to_move = 1 - player
+        over = ends_round and rnd == ROUNDS - 1
+        self.log.append({"do": "drop", "t": now, "entry": entry, "exits": list(exits), "board": after.text()})
+        if over:
+            s.phase = PHASE_OVER
+            if self.clock and now is not None:
+                self.clock.stop(now)
+        elif ends_round:
+            self._begin_round(rnd + 1)
+        else:
+            s.phase = PHASE_TURN
+            if self.clock and now is not None:
+                self.clock.start(now)
+        result = TurnResult(
+            player=player + 1, entry=entry, round=rnd + 1, exits=exits, points=points,
+            round_scores=round_scores, totals=tuple(s.totals), last_drop=last_drop,
+            over=over, forced_entry=forced, board=after.text(),
+        )
+        self.results.append(result)
+        return result
+
+    def set_board(self, board: BoardState | str, why: str = "", now: float | None = None) -> None:
+        """Replace the board belief between drops (a correction, e.g. a rocker moved by hand)."""
+        self.s.board = BoardState.parse(board, self.geometry) if isinstance(board, str) else board.copy()
+        self.log.append({"do": "board", "t": now, "board": self.s.board.text(), "why": why})
+
+    def undo(self, now: float | None = None) -> TurnResult:
+        """Take back the last drop: scores, board, round and generator as before it."""
+        if not self._undo:
+            raise MatchError("there is no drop to undo")
+        self.s = self._undo.pop()
+        self.rng.setstate(self.s.rng_state)
+        undone = self.results.pop()
+        if self.clock and now is not None and self.s.phase in (PHASE_TURN, PHASE_FALLING):
+            self.s.phase = PHASE_TURN
+            self.clock.start(now)
+        self.log.append({"do": "undo", "t": now})
+        return undone
+
+    def _snapshot(self) -> _Score:
+        snap = copy.copy(self.s)
+        snap.board = self.s.board.copy()
+        snap.round_scores = list(self.s.round_scores)
+        snap.totals = list(self.s.totals)
+        snap.rng_state = self.rng.getstate()
+        return snap
+
+    def _check_entry(self, entry) -> None:
+        if not isinstance(entry, int) or isinstance(entry, bool) or not 0 <= entry < self.geometry.entry_count:
+            raise MatchError(f"{entry!r} is not an entry; entries are 0..{self.geometry.entry_count - 1}")
+
+    def _need_phase(self, phase: str, doing: str) -> None:
+        if self.s.phase != phase:
+            raise MatchError(f"cannot {doing} now: the match is in phase {self.s.phase!r}, not {phase!r}")
+
+    # -- replay ----------------------------------------------------------------
+
+    @classmethod
+    def replay(cls, log: Sequence[dict]) -> "Match":
+        """Rebuild a match from its log; a log that does not fit says where."""
+        if not log or log[0].get("do") != "setup":
+            raise MatchError("a match log starts with its setup line")
+        match = cls(MatchSetup.from_dict(log[0]["setup"]))
+        for n, action in enumerate(log[1:], start=2):
+            try:
+                match._apply(action)
+            except EngineError as e:
+                raise MatchError(f"match log line {n} ({action.get('do')!r}): {e}") from None
+        return match
+
+    def _apply(self, a: dict) -> None:
+        do, t = a.get("do"), a.get("t")
+        if do == "reveal":
+            if [list(self.s.values), self.round] != [a.get("values"), a.get("round")]:
+                raise MatchError(f"round {self.round} values {list(self.s.values)} differ from the log's {a.get('values')}")
+            return  # logged by the round change itself
+        if do == "revealed":
+            self.reveal_done(t)
+        elif do == "coin":
+            self.coin_seen(t)
+        elif do == "drop":
+            self.record(a["entry"], a["exits"], a.get("board"), t)
+        elif do == "timeout":
+            chosen = self._force_entry(t)
+            if chosen != a.get("entry"):
+                raise MatchError(f"the generator chose {entry_label(chosen)}, the log says {a.get('entry')!r}")
+        elif do == "pause":
+            self.pause(t)
+        elif do == "resume":
+            self.resume(t)
+        elif do == "undo":
+            self.undo(t)
+        elif do == "board":
+            self.set_board(a["board"], a.get("why", ""), t)
+        else:
+            raise MatchError(f"unknown action {do!r}")
+
+
+def exit_names(exits: Sequence[int]) -> str:
+    return ", ".join(exit_label(x) for x in exits) or "no exit"
+
+
+__all__ = ["Match", "MatchSetup", "TurnResult", "Variants", "exit_names"]
