@@ -1,0 +1,54 @@
+"""Simple computer players: the baselines for demos, soak runs and benchmarks.
+
+A player looks at a ``Match`` (never changes it) and names an entry. Ties are
+broken with the player's own seeded generator so runs repeat exactly.
+"""
+
+from __future__ import annotations
+
+from ..engine import BoardState, EngineError, Match, drop
+from ..engine.rng import MatchRandom
+
+
+class Player:
+    name = "player"
+
+    def __init__(self, seed: int = 0):
+        self.rng = MatchRandom(seed)
+
+    def choose(self, match: Match) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class RandomPlayer(Player):
+    """Drops in a uniformly random entry."""
+
+    name = "random"
+
+    def choose(self, match: Match) -> int:
+        return self.rng.randbelow(match.geometry.entry_count)
+
+
+def points_now(board: BoardState, values, entry: int) -> int:
+    return sum(values[x] for x in drop(board, [entry]).exits)
+
+
+class GreedyPlayer(Player):
+    """Takes the entry that scores most on this drop (random among equals)."""
+
+    name = "greedy"
+
+    def choose(self, match: Match) -> int:
+        scores = [points_now(match.board, match.values, e) for e in range(match.geometry.entry_count)]
+        best = max(scores)
+        return self.rng.choice([e for e, s in enumerate(scores) if s == best])
+
+
+PLAYERS = {"random": RandomPlayer, "greedy": GreedyPlayer}
+
+
+def player_by_name(name: str, seed: int = 0) -> Player:
+    try:
+        return PLAYERS[name](seed)
+    except KeyError:
+        raise EngineError(f"unknown computer player {name!r}; choose from {', '.join(PLAYERS)}") from None
