@@ -51,7 +51,7 @@ class Topology:
 
     __slots__ = ("geometry", "n", "exit_base", "swallow", "jammed", "table", "entries")
 
-    def __init__(self, geometry: Geometry, faults: Sequence[Fault] = ()):
+    def __init__(self, geometry: Geometry, faults: Sequence[Fault] = (), base: "Topology | None" = None):
         self.geometry = g = geometry
         self.n = n = g.switch_count
         self.exit_base = n
@@ -61,8 +61,10 @@ class Topology:
         stuck = {g.index(f.switch) for f in faults if isinstance(f, SwitchStuck)}
         slips = {g.index(f.switch) for f in faults if isinstance(f, PadNotHolding)}
         jams = {(g.index(f.switch), f.side) for f in faults if isinstance(f, Jam)}
-        table = []
-        for s in range(n):
+        touched = stuck | slips | {s for s, _ in jams}
+        # With a fault-free base, only the faulty switches' rows are rebuilt.
+        table = list(base.table) if base is not None else [None] * n
+        for s in range(n) if base is None else touched:
             outs = g.outs[s]
             row = []
             for code in range(HOLE):
@@ -70,16 +72,33 @@ class Topology:
                 targets = tuple(self.jammed if (s, side) in jams else outs[side] for side in sides)
                 row.append((new, targets, flipped))
             row.append((HOLE, (self.swallow,), False))
-            table.append(tuple(row))
+            table[s] = tuple(row)
         self.table = tuple(table)
 
 
-def topology(geometry: Geometry) -> Topology:
-    """The fault-free tables of a geometry, built once per geometry."""
-    topo = geometry.__dict__.get("_topology")
+def topology(geometry: Geometry, faults: Sequence[Fault] = ()) -> Topology:
+    """The tables of a geometry, built once per geometry; with physical faults,
+    derived from those (and remembered for the last few hundred fault sets)."""
+    if not faults:
+        topo = geometry.__dict__.get("_topology")
+        if topo is not None:
+            return topo
+    cache = geometry.__dict__.get("_topologies")
+    if cache is None:
+        cache = geometry.__dict__["_topologies"] = {}  # frozen dataclass: cache beside the fields
+    key = frozenset(f for f in faults if f.physical)
+    topo = cache.get(key)
     if topo is None:
-        topo = Topology(geometry)
-        geometry.__dict__["_topology"] = topo  # frozen dataclass: cache beside the fields
+        base = cache.get(frozenset()) if key else None
+        if key and base is None:
+            base = topology(geometry)
+        topo = Topology(geometry, tuple(key), base)
+        if len(cache) > 512:
+            for k in list(cache)[1:257]:  # keep the fault-free tables, forget the oldest fault sets
+                del cache[k]
+        cache[key] = topo
+        if not key:
+            geometry.__dict__["_topology"] = topo
     return topo
 
 
@@ -201,8 +220,7 @@ def predict(state: BoardState, entries: Sequence[int], faults: Sequence[Fault] =
     what its sensors would report. With no faults this is a healthy board."""
     faults = tuple(faults)
     geometry = state.geometry
-    physical = [f for f in faults if f.physical]
-    topo = Topology(geometry, physical) if physical else topology(geometry)
+    topo = topology(geometry, faults)
     board = state.copy()
     sinks, flipped = cascade(board.codes, topo, _entry_starts(topo, entries))
     outcome = _outcome(topo, board, sinks, flipped)

@@ -103,7 +103,7 @@ class BoardState:
     __str__ = text
 
     def __repr__(self) -> str:
-        return f"BoardState({self.text()!r})"
+        return f"BoardState.parse({self.text()!r})"
 
     def __eq__(self, other) -> bool:
         return (

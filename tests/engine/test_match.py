@@ -1,0 +1,185 @@
+"""Match flow beyond the vectors: clock, timeouts, reveal, undo, replay, variants."""
+
+import pytest
+
+from coindrel.ai import GreedyPlayer, RandomPlayer
+from coindrel.engine import (
+    PHASE_FALLING,
+    PHASE_OVER,
+    PHASE_REVEAL,
+    PHASE_TURN,
+    VALUES,
+    Match,
+    MatchError,
+    MatchSetup,
+    Variants,
+)
+from coindrel.engine.match import TurnResult
+
+FLAT = "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
+
+
+def play_out(match: Match, seed=1):
+    players = [GreedyPlayer(seed), RandomPlayer(seed + 1)]
+    while not match.over:
+        match.play(players[match.to_move - 1].choose(match))
+    return match
+
+
+def test_a_new_match_reveals_round_one_before_any_clock():
+    m = Match(MatchSetup(clock=30, start=FLAT))
+    assert m.phase == PHASE_REVEAL and m.round == 1 and m.target == 10
+    assert m.values == VALUES[0]
+    assert m.remaining(100.0) == 30
+    m.reveal_done(100.0)
+    assert m.phase == PHASE_TURN and m.remaining(112.5) == 17.5
+
+
+def test_clock_stops_while_coins_fall_and_while_paused():
+    m = Match(MatchSetup(clock=30, start=FLAT))
+    m.reveal_done(0.0)
+    m.pause(10.0)
+    assert m.remaining(50.0) == 20.0
+    m.resume(50.0)
+    m.coin_seen(55.0)
+    assert m.phase == PHASE_FALLING and m.remaining(99.0) == 15.0
+    m.play(0, now=60.0)
+    assert m.phase == PHASE_TURN and m.remaining(61.0) == 29.0  # a fresh clock for the next player
+
+
+def test_expiry_chooses_a_seeded_random_entry_and_replays():
+    m = Match(MatchSetup(clock=5, start=FLAT, seed=42))
+    m.reveal_done(0.0)
+    assert m.expire(4.9) is None
+    forced = m.expire(5.0)
+    assert forced is not None and m.forced_entry == forced
+    assert m.expire(6.0) is None  # chosen once
+    result = m.play(forced, now=6.5)
+    assert result.forced_entry == forced
+    again = Match(MatchSetup(clock=5, start=FLAT, seed=42))
+    again.reveal_done(0.0)
+    assert again.expire(5.0) == forced
+    assert Match.replay(m.log).log == m.log
+
+
+def test_expiry_entries_are_uniform():
+    m = Match(MatchSetup(clock=5, start=FLAT, seed=7))
+    seen = [0] * 8
+    for _ in range(4000):
+        seen[m.rng.randbelow(8)] += 1
+    assert min(seen) > 400 and max(seen) < 600
+
+
+def test_last_drop_and_round_change():
+    m = Match(MatchSetup(start=FLAT))
+    r1 = m.record(0, [0, 1, 2], FLAT)  # 6 points: not there yet
+    assert r1.points == 6 and not r1.last_drop
+    r2 = m.record(0, [3] * 5, FLAT)  # player 2 reaches 10: player 1 is owed the last drop
+    assert r2.player == 2 and r2.last_drop and m.status() == "Last drop of the round"
+    r3 = m.record(3, [4] * 8, FLAT)  # the response overtakes, but earns no further response
+    assert r3.player == 1 and not r3.last_drop and r3.round == 1 and r3.round_scores == (22, 10)
+    assert m.round == 2 and m.round_scores == (0, 0) and m.totals == (22, 10) and m.target == 40
+    assert m.phase == PHASE_REVEAL and m.to_move == 2  # turns keep alternating across rounds
+
+
+def test_a_whole_match_ends_with_a_winner_and_replays_identically():
+    m = play_out(Match(MatchSetup(start=FLAT, seed=3, variants=Variants(shuffled=True, holes=True))))
+    assert m.phase == PHASE_OVER and m.round == 4
+    assert m.winner in (1, 2, "draw")
+    replayed = Match.replay(m.log)
+    assert replayed.log == m.log and replayed.totals == m.totals and replayed.board == m.board
+    assert [r.to_json() for r in replayed.results] == [r.to_json() for r in m.results]
+    with pytest.raises(MatchError, match="over"):
+        m.play(0)
+
+
+def test_shuffled_values_are_a_permutation_and_follow_the_seed():
+    def round_values(seed):
+        m = play_out(Match(MatchSetup(start=FLAT, seed=seed, variants=Variants(shuffled=True))))
+        return [a["values"] for a in m.log if a["do"] == "reveal"]
+
+    a, b, c = round_values(5), round_values(5), round_values(6)
+    assert a == b and a != c
+    for k, vals in enumerate(a):
+        assert sorted(vals) == sorted(VALUES[k])
+
+
+def test_halved_final_round_target():
+    m = Match(MatchSetup(start=FLAT, variants=Variants(halved=True)))
+    m.s.round = 3
+    assert m.target == 40
+    m.s.round = 1
+    assert m.target == 40
+    m.s.round = 2
+    assert m.target == 20
+
+
+def test_undo_restores_everything_including_the_generator():
+    m = Match(MatchSetup(start=FLAT, seed=9, variants=Variants(shuffled=True), values=None))
+    players = [RandomPlayer(1), RandomPlayer(2)]
+    while m.round < 2:
+        m.play(players[m.to_move - 1].choose(m))
+    before = (m.totals, m.round_scores, m.board.text(), m.to_move, m.round, m.values, m.rng.getstate())
+    entry = players[m.to_move - 1].choose(m)
+    m.play(entry)
+    undone = m.undo()
+    assert isinstance(undone, TurnResult) and undone.entry == entry
+    assert (m.totals, m.round_scores, m.board.text(), m.to_move, m.round, m.values, m.rng.getstate()) == before
+    assert Match.replay(m.log).board == m.board
+
+
+def test_undo_across_a_round_change():
+    m = Match(MatchSetup(start=FLAT))
+    m.record(0, [], FLAT)
+    m.record(0, [0] * 5, FLAT)
+    m.record(3, [], FLAT)  # ends round 1
+    assert m.round == 2
+    m.undo()
+    assert m.round == 1 and m.last_drop_pending and m.to_move == 1
+
+
+def test_record_scores_what_the_exits_saw_and_keeps_the_belief():
+    m = Match(MatchSetup(start=FLAT))
+    after = "lLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
+    r = m.record(0, [0, 15], after)
+    assert r.points == 4 and m.board.text() == after
+    with pytest.raises(MatchError, match="not an exit"):
+        m.record(1, [16])
+
+
+@pytest.mark.parametrize(
+    "setup, words",
+    [
+        (dict(start="lLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"), "every pad empty"),
+        (dict(start="LLLLLLLL/LoLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"), "Holes variant is off"),
+        (dict(start="LLLLLLLL/LLoLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL", variants=Variants(holes=True)), "removes only"),
+        (dict(players=("Ann", "")), "two players"),
+        (dict(clock=-1), "positive"),
+        (dict(values=[[1] * 16] * 3), "4 rounds"),
+    ],
+)
+def test_bad_setups(setup, words):
+    with pytest.raises(Exception, match=words):
+        Match(MatchSetup(**setup))
+
+
+def test_holes_variant_removes_the_four_switches():
+    m = Match(MatchSetup(start=FLAT, variants=Variants(holes=True)))
+    assert m.board.holes() == ["R2S2", "R2S6", "R4S3", "R4S5"]
+
+
+def test_random_start_follows_the_seed():
+    a = Match(MatchSetup(seed=11)).board.text()
+    assert a == Match(MatchSetup(seed=11)).board.text() and a != Match(MatchSetup(seed=12)).board.text()
+
+
+def test_replay_refuses_a_log_that_does_not_fit():
+    m = Match(MatchSetup(start=FLAT, clock=5, seed=1))
+    m.reveal_done(0.0)
+    m.expire(6.0)
+    log = [dict(a) for a in m.log]
+    log[-1]["entry"] = (log[-1]["entry"] + 1) % 8
+    with pytest.raises(MatchError, match="line 4"):
+        Match.replay(log)
+    with pytest.raises(MatchError, match="setup"):
+        Match.replay([{"do": "drop"}])
