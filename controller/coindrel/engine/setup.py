@@ -1,0 +1,82 @@
+"""What a match is set up with, and what one turn did (the vectors' turn shape)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .core import MatchError
+from .rounds import Variants, check_values
+
+
+@dataclass(frozen=True)
+class MatchSetup:
+    players: tuple[str, str] = ("Player 1", "Player 2")
+    variants: Variants = Variants()
+    seed: int = 0
+    clock: float | None = None  # seconds per turn; None: no clock
+    start: str | None = None  # board text; None: seeded random pads
+    values: tuple | None = None  # replaces the round tables (e.g. from a vector)
+    board: str = "standard"
+
+    def __post_init__(self) -> None:
+        if self.values is not None:
+            object.__setattr__(self, "values", check_values(self.values))
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool):
+            raise MatchError(f"the match seed must be a whole number, not {self.seed!r}")
+        if self.clock is not None and (not isinstance(self.clock, (int, float)) or self.clock <= 0):
+            raise MatchError(f"the turn clock must be a positive number of seconds (30, 60, 120 or 5 for Turbo), not {self.clock!r}")
+
+    def to_dict(self) -> dict:
+        return {
+            "players": list(self.players),
+            "variants": self.variants.to_dict(),
+            "seed": self.seed,
+            "clock": self.clock,
+            "start": self.start,
+            "values": [list(v) for v in self.values] if self.values else None,
+            "board": self.board,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "MatchSetup":
+        unknown = set(d) - {"players", "variants", "seed", "clock", "start", "values", "board"}
+        if unknown:
+            raise MatchError(f"unknown match setup key(s) {sorted(unknown)}")
+        return cls(
+            players=tuple(d.get("players", ("Player 1", "Player 2"))),
+            variants=Variants.from_dict(d.get("variants")),
+            seed=d.get("seed", 0),
+            clock=d.get("clock"),
+            start=d.get("start"),
+            values=d.get("values"),
+            board=d.get("board", "standard"),
+        )
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    player: int  # 1 or 2
+    entry: int  # 0-based
+    round: int  # 1..4, the round the drop was made in
+    exits: tuple[int, ...]
+    points: int
+    round_scores: tuple[int, int]
+    totals: tuple[int, int]
+    last_drop: bool  # after this drop the other player is owed the last drop
+    over: bool
+    forced_entry: int | None = None  # the clock chose this entry
+    board: str = ""
+
+    def to_json(self) -> dict:
+        """The vectors' turn shape."""
+        return {
+            "player": self.player,
+            "entry": self.entry,
+            "round": self.round,
+            "exits": list(self.exits),
+            "points": self.points,
+            "round_scores": list(self.round_scores),
+            "totals": list(self.totals),
+            "last_drop": self.last_drop,
+            "over": self.over,
+        }
