@@ -18,13 +18,13 @@ from ..engine.match import exit_names
 
 HELP = "play a match in the terminal: two people keying entries, or computer players (--bots)"
 
-KINDS = ("human", "random", "greedy")
+KINDS = ("human", "random", "greedy", "easy", "medium", "hard")
 
 
 def add_arguments(p) -> None:
     p.add_argument("--players", default="Player 1,Player 2", help="two names, comma-separated")
-    p.add_argument("--p1", choices=KINDS, default="human", help="who drops for player 1 (default human)")
-    p.add_argument("--p2", choices=KINDS, default="human", help="who drops for player 2 (default human)")
+    p.add_argument("--p1", choices=KINDS, default="human", help="who drops for player 1 (default human): a person, random, greedy, or a solo level easy/medium/hard")
+    p.add_argument("--p2", choices=KINDS, default="human", help="who drops for player 2 (default human): a person, random, greedy, or a solo level easy/medium/hard")
     p.add_argument("--bots", action="store_true", help="computer players on both sides (greedy vs random) unless --p1/--p2 say otherwise")
     p.add_argument("--seed", type=int, default=None, help="seed for the match's generator (default: from the time)")
     p.add_argument("--start", help="start board text (default: seeded random pads)")

@@ -323,12 +323,13 @@ class Match:
         match = cls(MatchSetup.from_dict(log[0]["setup"]))
         for n, action in enumerate(log[1:], start=2):
             try:
-                match._apply(action)
+                match.apply(action)
             except EngineError as e:
                 raise MatchError(f"match log line {n} ({action.get('do')!r}): {e}") from None
         return match
 
-    def _apply(self, a: dict) -> None:
+    def apply(self, a: dict) -> None:
+        """Apply one logged action (as ``Match.replay`` does for each line after the setup)."""
         do, t = a.get("do"), a.get("t")
         if do == "reveal":
             if [list(self.s.values), self.round] != [a.get("values"), a.get("round")]:

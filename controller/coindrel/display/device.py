@@ -1,0 +1,301 @@
+"""The ``[display]`` config section and the luma device it describes.
+
+    [display]
+    driver = "ssd1306"      # a luma.oled driver (ssd1306, sh1106, ssd1309, ssd1322, ...),
+                            # "dummy", an emulator (capture, gifanim, pygame, asciiblock,
+                            # asciiart) or "none"
+    interface = "i2c"       # or "spi"
+    port = 1                # I2C bus (/dev/i2c-1) or SPI port
+    address = 0x3C          # I2C address
+    width = 128
+    height = 64
+    rotate = 0              # 0..3, quarter turns clockwise
+    contrast = 207          # 0..255 while in use
+    idle_after = 120        # seconds without activity before dimming (0: never)
+    idle_contrast = 8
+    sleep_after = 1800      # seconds without activity before switching off (0: never)
+    shift_every = 60        # seconds between one-pixel shifts against burn-in (0: never)
+    refresh_every = 0       # seconds between full re-initialisations (0: never); for
+                            # panels that reset silently on a power dip
+    retry_every = 2         # a panel not answering is retried after this, doubling...
+    retry_max = 60          # ...up to this
+    persist = true          # keep the last frame lit when the program ends
+
+    # SPI panels: port/spi_device pick /dev/spidevP.D
+    spi_device = 0
+    spi_speed_hz = 8000000
+    dc_pin = 24
+    reset_pin = 25
+
+    # emulators (pip install 'coindrel-table[sim]')
+    scale = 2
+    transform = "scale2x"   # none, identity, scale2x, smoothscale, led_matrix, seven_segment
+    file = "out/table.gif"  # capture: a file name template like "out/frame_{0:06}.png"; gifanim: the GIF
+    frame_time = 0.5        # gifanim: seconds each frame shows in the GIF
+
+Parsing touches no hardware and needs no driver installed; ``DeviceOpener``
+builds the luma device when asked, keeping the bus open between attempts so
+a display that stopped answering can be re-initialised without building a
+new bus each time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..config import ConfigError, Section
+
+MIN_WIDTH, MIN_HEIGHT = 128, 64
+EMULATORS = ("capture", "gifanim", "pygame", "asciiblock", "asciiart")
+PSEUDO = ("dummy", "none")
+# luma.oled's pixel drivers in the version we build against; the installed
+# luma is asked too, so a newer driver is accepted without a change here.
+KNOWN_OLED = ("ssd1305", "ssd1306", "ssd1309", "ssd1315", "ssd1316", "ssd1322", "ssd1322_nhd", "ssd1325",
+              "ssd1327", "ssd1331", "ssd1351", "ssd1362", "ssd1363", "sh1106", "sh1107", "ch1115")
+CHARACTER_DRIVERS = ("ws0010", "winstar_weh")  # text-only modules: no pixels to draw on
+TRANSFORMS = ("none", "identity", "scale2x", "smoothscale", "led_matrix", "seven_segment")
+SPI_SPEEDS = tuple(int(mhz * 1_000_000) for mhz in (0.5, 1, 2, 4, 8, 16, 20, 24, 28, 32, 36, 40, 44, 48, 50, 52))
+NOP = 0xE3  # a no-op command on SSD13xx/SH110x controllers: probes the bus without side effects
+
+
+def oled_drivers() -> tuple[str, ...]:
+    try:
+        from luma.core.cmdline import get_choices
+
+        found = tuple(get_choices("luma.oled.device"))
+    except Exception:  # luma.oled missing or broken: the static list still validates
+        found = ()
+    return tuple(sorted((set(KNOWN_OLED) | set(found)) - set(CHARACTER_DRIVERS)))
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    driver: str = "ssd1306"
+    interface: str = "i2c"
+    port: int = 1
+    address: int = 0x3C
+    spi_device: int = 0
+    spi_speed_hz: int = 8_000_000
+    dc_pin: int | str = 24
+    reset_pin: int | str = 25
+    width: int = 128
+    height: int = 64
+    rotate: int = 0
+    contrast: int = 207
+    idle_after: float = 120.0
+    idle_contrast: int = 8
+    sleep_after: float = 1800.0
+    shift_every: float = 60.0
+    refresh_every: float = 0.0
+    retry_every: float = 2.0
+    retry_max: float = 60.0
+    persist: bool = True
+    scale: int = 2
+    transform: str = "scale2x"
+    file: str | None = None
+    frame_time: float = 0.5
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) as drawn on, after rotation."""
+        return (self.width, self.height) if self.rotate % 2 == 0 else (self.height, self.width)
+
+    @property
+    def is_emulator(self) -> bool:
+        return self.driver in EMULATORS
+
+    @property
+    def is_hardware(self) -> bool:
+        return self.driver not in EMULATORS and self.driver not in PSEUDO
+
+    def describe(self) -> str:
+        """Where the panel is, as a person checking the wiring needs it."""
+        if not self.is_hardware:
+            return f"{self.driver} display"
+        if self.interface == "i2c":
+            return f"{self.driver} on I2C bus {self.port} at 0x{self.address:02X}"
+        return f"{self.driver} on SPI {self.port}.{self.spi_device}"
+
+    def pins(self) -> dict[int | str, str]:
+        """GPIO pins this display takes, with the key (or bus) that takes them,
+        for checking against the inputs' and outputs' pins."""
+        if not self.is_hardware:
+            return {}
+        if self.interface == "i2c":
+            return {2: f"[display] I2C bus {self.port} (SDA)", 3: f"[display] I2C bus {self.port} (SCL)"} if self.port == 1 else {}
+        taken = {9: "[display] SPI (MISO)", 10: "[display] SPI (MOSI)", 11: "[display] SPI (SCLK)",
+                 (8 if self.spi_device == 0 else 7): f"[display] SPI (CE{self.spi_device})"} if self.port == 0 else {}
+        taken[self.dc_pin] = "[display] dc_pin"
+        taken[self.reset_pin] = "[display] reset_pin"
+        return taken
+
+    @classmethod
+    def from_section(cls, s: Section) -> "DisplayConfig":
+        drivers = oled_drivers()
+        choices = drivers + EMULATORS + PSEUDO
+        driver = s.get("driver", "ssd1306")
+        if driver in CHARACTER_DRIVERS:
+            s.fail("driver", f"{driver!r} is a character module with no pixels; use a pixel OLED such as 'ssd1306' or 'sh1106'")
+        if driver not in choices:
+            s.fail("driver", f"{driver!r} is not a display luma knows; use one of {', '.join(choices)}")
+        d = {"driver": driver}
+        d["interface"] = s.str("interface", "i2c", choices=("i2c", "spi"))
+        spi = d["interface"] == "spi"
+        d["port"] = s.int("port", 0 if spi else 1, lo=0, hi=20)
+        address = s.get("address", 0x3C)
+        if isinstance(address, str):
+            try:
+                address = int(address, 0)
+            except ValueError:
+                s.fail("address", f"{address!r} is not a number; write the I2C address like 0x3C (i2cdetect shows it)")
+        if not isinstance(address, int) or isinstance(address, bool) or not 0x03 <= address <= 0x77:
+            s.fail("address", f"{address!r} is not an I2C address (0x03..0x77); the usual ones are 0x3C and 0x3D")
+        d["address"] = address
+        d["spi_device"] = s.int("spi_device", 0, lo=0, hi=1)
+        speed = s.int("spi_speed_hz", 8_000_000)
+        if speed not in SPI_SPEEDS:
+            s.fail("spi_speed_hz", f"{speed} is not a speed luma's SPI accepts; use one of {', '.join(map(str, SPI_SPEEDS))}")
+        d["spi_speed_hz"] = speed
+        d["dc_pin"] = s.pin("dc_pin", 24)
+        d["reset_pin"] = s.pin("reset_pin", 25)
+        d["width"] = s.int("width", 128, lo=8, hi=1024)
+        d["height"] = s.int("height", 64, lo=8, hi=1024)
+        d["rotate"] = s.int("rotate", 0, lo=0, hi=3)
+        d["contrast"] = s.int("contrast", 207, lo=0, hi=255)
+        d["idle_contrast"] = s.int("idle_contrast", 8, lo=0, hi=255)
+        for key, default in (("idle_after", 120.0), ("sleep_after", 1800.0), ("shift_every", 60.0),
+                             ("refresh_every", 0.0), ("retry_every", 2.0), ("retry_max", 60.0), ("frame_time", 0.5)):
+            d[key] = s.float(key, default, lo=0.0)
+        if d["retry_every"] <= 0:
+            s.fail("retry_every", "must be more than 0 seconds")
+        if d["retry_max"] < d["retry_every"]:
+            s.fail("retry_max", f"must be at least retry_every ({d['retry_every']:g} s)")
+        if d["sleep_after"] and d["idle_after"] and d["sleep_after"] < d["idle_after"]:
+            s.fail("sleep_after", f"is shorter than idle_after ({d['idle_after']:g} s); the panel dims before it sleeps")
+        d["persist"] = s.bool("persist", True)
+        d["scale"] = s.int("scale", 2, lo=1, hi=8)
+        d["transform"] = s.str("transform", "scale2x", choices=TRANSFORMS)
+        d["file"] = s.str("file", None)
+        if d["file"] is not None and driver not in ("capture", "gifanim"):
+            s.fail("file", f"only the 'capture' and 'gifanim' drivers write files, not {driver!r}")
+        s.check_unknown()
+        cfg = cls(**d)
+        w, h = cfg.size
+        if driver != "none" and (w < MIN_WIDTH or h < MIN_HEIGHT):
+            if cfg.width >= MIN_WIDTH or cfg.height >= MIN_WIDTH:
+                fix = "turn it a quarter with rotate = 1 (or 3) so it is wide"
+            else:
+                fix = f"a panel needs at least {MIN_WIDTH}x{MIN_HEIGHT} pixels for the sixteen exit values"
+            s.fail("rotate" if cfg.width != w else "width", f"the panel draws as {w}x{h}; {fix}")
+        return cfg
+
+
+class DeviceOpener:
+    """Builds the configured luma device; ``open()`` again, after a failure or
+    to refresh, re-initialises the same panel object on the same bus.
+
+    Re-using the object matters on a long-running table: luma registers an
+    exit hook holding every device it constructs, so building a new one per
+    retry would leak a device's worth of memory each time the panel is away.
+
+    ``bus`` (an smbus-compatible object) or ``spi``/``gpio`` (spidev- and
+    RPi.GPIO-compatible) replace the real ones, for tests and unusual hosts.
+    """
+
+    GREYSCALE = ("ssd1322", "ssd1322_nhd", "ssd1325", "ssd1327", "ssd1362", "ssd1363")
+
+    def __init__(self, config: DisplayConfig, *, bus=None, spi=None, gpio=None):
+        self.config = config
+        self._bus, self._spi, self._gpio = bus, spi, gpio
+        self._interface = None
+        self._device = None
+        self.opened = 0  # successful (re-)initialisations
+
+    def open(self):
+        """A ready device (init sequence sent, contrast set), or an exception
+        saying why not. Returns None only for driver "none"."""
+        cfg = self.config
+        if cfg.driver == "none":
+            return None
+        device = self._device
+        if device is None:
+            if cfg.driver == "dummy":
+                from luma.core.device import dummy
+
+                device = dummy(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode="1")
+            elif cfg.is_emulator:
+                device = self._emulator()
+            else:
+                device = self._oled()
+            self._device = device
+        elif cfg.is_hardware:
+            self._interface.command(NOP)  # still not answering? then stop before the init sequence
+            type(device).__init__(device, **self._oled_args())
+        device.persist = cfg.persist
+        device.contrast(cfg.contrast)
+        self.opened += 1
+        return device
+
+    def _emulator(self):
+        cfg = self.config
+        try:
+            import luma.emulator.device as emulators
+        except ImportError as e:
+            raise ConfigError(f"[display] driver: {cfg.driver!r} needs luma.emulator (pip install 'coindrel-table[sim]'): {e}") from None
+        kwargs = dict(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode="1",
+                      transform=cfg.transform, scale=cfg.scale)
+        if cfg.driver == "capture" and cfg.file:
+            kwargs["file_template"] = cfg.file
+        if cfg.driver == "gifanim":
+            kwargs["duration"] = cfg.frame_time
+            if cfg.file:
+                kwargs["filename"] = cfg.file
+        return getattr(emulators, cfg.driver)(**kwargs)
+
+    def _oled_args(self) -> dict:
+        cfg = self.config
+        # Greyscale controllers draw a 1-bit image directly in mode "1"; the
+        # others take their own mode and ignore this.
+        mode = "1" if cfg.driver in self.GREYSCALE else "RGB"
+        return dict(serial_interface=self._interface, width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode=mode)
+
+    def _oled(self):
+        cfg = self.config
+        import luma.oled.device as oled
+
+        driver = getattr(oled, cfg.driver, None)
+        if driver is None:
+            raise ConfigError(f"[display] driver: the installed luma.oled has no {cfg.driver!r}; upgrade luma.oled")
+        if self._interface is None:
+            self._interface = self._make_interface()
+        # Keep hold of the object before its init sequence runs: if the panel
+        # does not answer, the next attempt re-initialises this one.
+        device = driver.__new__(driver)
+        self._device = device
+        driver.__init__(device, **self._oled_args())
+        return device
+
+    def _make_interface(self):
+        cfg = self.config
+        from luma.core.interface import serial
+
+        if cfg.interface == "i2c":
+            if self._bus is not None:
+                return serial.i2c(bus=self._bus, address=cfg.address)
+            return serial.i2c(port=cfg.port, address=cfg.address)
+        return serial.spi(spi=self._spi, gpio=self._gpio, port=cfg.port, device=cfg.spi_device,
+                          bus_speed_hz=cfg.spi_speed_hz, gpio_DC=cfg.dc_pin, gpio_RST=cfg.reset_pin)
+
+    def close(self) -> None:
+        """Shut down for good: luma's cleanup (persist keeps the last frame on
+        the panel), and an emulated GIF is written now rather than at exit."""
+        device, self._device = self._device, None
+        try:
+            if device is not None:
+                if hasattr(device, "write_animation"):
+                    device.write_animation()
+                device.cleanup()
+            elif self._interface is not None:
+                self._interface.cleanup()
+        finally:
+            self._interface = None

@@ -1,0 +1,84 @@
+"""One or more views of every kind, used by the golden images, the render
+invariants and the benchmark. Changing one changes its golden image:
+regenerate on purpose (see conftest.py)."""
+
+from coindrel.display import (
+    ConnectionView,
+    DiagnosisView,
+    HistoryItem,
+    HistoryView,
+    LessonView,
+    MatchResultView,
+    MatchView,
+    MenuItem,
+    MenuView,
+    MessageView,
+    NameEntryView,
+    RevealView,
+    RoundResultView,
+    rules_view,
+)
+from coindrel.engine import VALUES
+
+LONG = "Bartholomew Maximilian Featherstonehaugh"
+
+SETUP_ITEMS = (
+    MenuItem("Clock", "60 s"), MenuItem("Holes", "off"), MenuItem("Halved final round", "on"),
+    MenuItem("Shuffled exits", "off"), MenuItem("Player 1", "Alice"), MenuItem("Player 2", "Bob"),
+    MenuItem("Rules"), MenuItem("Lessons"), MenuItem("History"), MenuItem("Start match"),
+)
+
+SAMPLES = {
+    "match": MatchView(("Alice", "Bob"), 2, 40, VALUES[1], (12, 7), (31, 40), 1, "Alice to drop", clock=27.3),
+    "match_hit": MatchView(("Alice", "Bob"), 2, 40, VALUES[1], (15, 7), (34, 40), None, "Alice scores 3 + 3",
+                           clock=None, hit_exits=(3, 12)),
+    "match_last_drop": MatchView(("Alice", LONG), 4, 80, VALUES[3], (81, 60), (150, 149), 2,
+                                 "Last drop of the round", alert=True, clock=4.2),
+    "match_paused": MatchView(("Alice", "Bob"), 3, 20, VALUES[2], (4, 9), (54, 57), 1, "Paused", clock=41.0,
+                              paused=True),
+    "match_forced": MatchView(("Alice", "Bob"), 1, 10, VALUES[0], (6, 4), (6, 4), 2, "Drop in entry 5",
+                              alert=True, clock=0.0),
+    "match_hub": MatchView(("Alice", "Bob"), 1, 10, VALUES[0], (0, 0), (0, 0), 1, "Waiting for the hub",
+                           clock=None),
+    "reveal": RevealView(2, 40, VALUES[1]),
+    "reveal_shuffled_part": RevealView(3, 20, (3, 8, 1, 5, 7, 2, 6, 4, 8, 1, 2, 3, 4, 5, 6, 7), shown=9,
+                                       shuffled=True),
+    "round_result": RoundResultView(2, ("Alice", "Bob"), (41, 38), (53, 49), 1, 3, 20),
+    "round_drawn": RoundResultView(1, ("Alice", "Bob"), (10, 10), (10, 10), None, 2, 40),
+    "match_won": MatchResultView(("Alice", "Bob"), (182, 175), 1, ((10, 8), (41, 38), (22, 29), (109, 100))),
+    "match_draw": MatchResultView(("Alice", "Bob"), (120, 120), None, ((10, 12), (40, 38), (20, 20), (50, 50))),
+    "setup_menu": MenuView("New match", SETUP_ITEMS, selected=2, hint="turn: move  press: change"),
+    "setup_menu_end": MenuView("New match", SETUP_ITEMS, selected=9),
+    "clock_menu": MenuView("Turn clock", (MenuItem("30 s"), MenuItem("60 s"), MenuItem("120 s"),
+                                          MenuItem("Turbo 5 s"), MenuItem("No clock", enabled=False)), selected=3),
+    "name_entry": NameEntryView("Player 1 name", "Alice", cursor=5),
+    "name_entry_mid": NameEntryView("Player 2 name", "Bob", cursor=1),
+    "rules": rules_view(),
+    "rules_scrolled": rules_view(scroll=40),
+    "lesson": LessonView("Pads", 2, 7, "Drop in entry 3: the coin rests on the pad of R1S3.",
+                         board="LLlLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/RRRRRRRR", highlight=("R1S3",), entry=2),
+    "lesson_holes": LessonView("Holes", 5, 7, "A coin reaching a hole leaves the board and scores nothing.",
+                               board="LLLLLLLL/LoLLLoL/LLLLLLLL/LLoLoLL/LLLLLLLL", highlight=("R2S2", "R4S3"),
+                               exits=(4, 5)),
+    "history": HistoryView("History", (
+        HistoryItem("12 Mar 19:40", ("Alice", "Bob"), (182, 175), 1),
+        HistoryItem("11 Mar 20:02", ("Carl", "Dee"), (120, 120), None),
+        HistoryItem("9 Mar 18:15", ("Alice", LONG), (99, 140), 2),
+        HistoryItem("2 Mar 21:30", ("Eve", "Finn"), (130, 129), 1),
+    ), selected=1),
+    "history_empty": HistoryView("History", ()),
+    "diagnosis": DiagnosisView("check the board", ("R3S2 stuck?", "exit 10 dead?"),
+                               ("Board is right", "Undo last drop", "Fix switches"), 1, (8, 9), (8,), 7),
+    "hub_lost": ConnectionView(attempts=3, since=12.4, where="/dev/ttyACM0"),
+    "hub_lost_long": ConnectionView(attempts=42, since=754.0, where="/dev/serial/by-id/usb-coindrel-hub-if00"),
+    "message": MessageView("Remove switches", "Holes variant: take out R2S2, R2S6, R4S3 and R4S5, then press.",
+                           alert=True),
+    "message_plain": MessageView("Starting", "Reading the switches..."),
+}
+
+# Sizes with golden images: the usual panel, a wide greyscale one (SSD1322),
+# a square one (SSD1327 / SH1107 turned).
+GOLDEN_SIZES = ((128, 64), (256, 64), (128, 128))
+# Every sample at the usual size; a selection at the larger ones.
+LARGE_SAMPLES = ("match", "match_last_drop", "reveal", "round_result", "match_won", "setup_menu", "rules",
+                 "lesson", "diagnosis", "hub_lost")

@@ -1,0 +1,191 @@
+"""The tabletop match flow, driven with a fake clock and reconciler reports."""
+
+from coindrel.display import ConnectionView, DiagnosisView, MatchResultView, MatchView, MenuView, MessageView, RevealView
+from coindrel.engine import BoardState, Variants, drop, standard_geometry
+from coindrel.reconcile.report import DropReport
+from coindrel.table import effects as fx
+from coindrel.table.flow import TableFlow
+from coindrel.table.setupmenu import Choices
+
+G = standard_geometry()
+FLAT = "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
+
+
+def make_flow(board=FLAT, dropper=False, **choices):
+    flow = TableFlow(G, Choices(**choices), new_seed=lambda: 1234,
+                     read_board=lambda: BoardState.parse(board) if board else None, has_dropper=dropper)
+    return flow
+
+
+def kinds(flow):
+    out = [(e.kind, e.name, e.entry) for e in flow.effects]
+    flow.effects.clear()
+    return out
+
+
+def started(flow, now=0.0):
+    flow.on_action("select", now)  # Start match
+    assert flow.mode == "reveal"
+    flow.on_action("select", now + 1)
+    assert flow.mode == "turn"
+    return flow.match
+
+
+def report_for(match, entry, n, verdict="ok", seen=None, diagnosis=(), t=0.0):
+    """What a reconciler reports for a healthy (or described) drop."""
+    o = drop(match.board, [entry])
+    return DropReport(drop=n, entry=entry, entry_seen=True, t=t, expected_exits=o.exits,
+                      observed_exits=o.exits if seen is None else seen, verdict=verdict,
+                      diagnosis=list(diagnosis), state=o.board.rows(), scored_exits=o.exits)
+
+
+def test_menu_toggles_and_start_reveals_round_one():
+    flow = make_flow()
+    assert isinstance(flow.view(0), MenuView)
+    flow.on_action("next", 0)  # Clock
+    flow.on_action("select", 0)  # 60 -> 120
+    assert flow.menu.choices.clock == "120"
+    flow.on_action("next", 0)  # Holes
+    flow.on_action("next", 0)  # Halved
+    flow.on_action("select", 0)
+    assert flow.menu.choices.variants == Variants(halved=True)
+    for _ in range(3):
+        flow.on_action("prev", 0)
+    flow.on_action("select", 0)  # Start
+    assert flow.mode == "reveal" and isinstance(flow.view(0.5), RevealView)
+    assert flow.match.setup.clock == 120 and flow.match.setup.seed == 1234
+    assert (fx.NEW_MATCH, "", None) in kinds(flow)
+    flow.tick(10.0)  # the reveal ends by itself
+    assert flow.mode == "turn" and flow.match.remaining(10.0) == 120
+
+
+def test_a_drop_scores_what_the_exits_saw():
+    flow = make_flow()
+    m = started(flow)
+    flow.on_entry(0, 5.0)
+    assert m.phase == "falling" and m.remaining(50.0) == m.remaining(5.0)
+    rep = report_for(m, 0, 1)
+    flow.on_report(rep, 6.0)
+    assert m.results[-1].entry == 0 and flow.mode == "turn"
+    assert isinstance(flow.view(6.0), MatchView)
+
+
+def test_mismatch_pauses_shows_explanations_and_board_is_right_goes_on():
+    flow = make_flow(board="LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL")
+    m = started(flow)
+    # Entry 8 on a flat board reaches exit 16; the beam saw nothing.
+    finding = type("F", (), {"say": "Exit 16 did not see a coin the cascade sent there."})()
+    rep = report_for(m, 7, 1, verdict="mismatch", seen=(), diagnosis=[finding])
+    flow.on_report(rep, 3.0)
+    assert flow.mode == "mismatch"
+    v = flow.view(3.0)
+    assert isinstance(v, DiagnosisView) and v.findings[0].startswith("Exit 16")
+    assert v.expected == (15,) and v.observed == ()
+    assert m.totals == (2, 0)  # scored from the explained cascade, not the dead beam
+    assert (fx.SOUND, "mismatch", None) in kinds(flow)
+    left = m.remaining(3.0)
+    assert m.remaining(30.0) == left  # the clock waits for the players
+    flow.on_action("select", 30.0)  # Board is right
+    assert flow.mode == "turn" and m.remaining(31.0) == left - 1
+
+
+def test_undo_after_a_mismatch_asks_to_put_the_board_back():
+    flow = make_flow()
+    m = started(flow)
+    finding = type("F", (), {"say": "R1S1 stuck?"})()
+    o = drop(m.board, [0])
+    rep = report_for(m, 0, 1, verdict="mismatch", diagnosis=[finding])
+    flow.on_report(rep, 2.0)
+    flow.on_action("next", 2.0)  # Undo last drop
+    flow.on_action("select", 2.5)
+    assert flow.mode == "restore" and m.results == [] and m.board.text() == FLAT
+    assert any(e.kind == fx.BELIEF for e in flow.effects)
+    text = flow.view(3.0).text
+    assert o.board.has_coin("R1S1") and "Take coin off R1S1" in text
+    flow.on_switch("R1S1", "L", 3.0)
+    flow.on_action("select", 4.0)
+    assert flow.mode == "turn"
+
+
+def test_clock_expiry_lights_the_entry_or_drives_the_dropper():
+    for dropper, kind in ((False, fx.LED), (True, fx.DROP)):
+        flow = make_flow(dropper=dropper, clock="turbo")
+        m = started(flow)
+        kinds(flow)
+        flow.tick(5.0)
+        assert m.forced_entry is None
+        flow.tick(6.1)
+        forced = m.forced_entry
+        assert forced is not None
+        assert (kind, "blink", forced) in kinds(flow)
+        assert f"entry {forced + 1}" in flow.view(6.2).status
+        wrong = (forced + 1) % 8
+        flow.on_entry(wrong, 7.0)
+        flow.on_report(report_for(m, wrong, 1), 8.0)
+        assert flow.mode == "mismatch" and "the clock chose" in flow.view(8.0).findings[0]
+
+
+def test_link_loss_pauses_the_match_and_says_so():
+    flow = make_flow()
+    m = started(flow)
+    flow.on_link(False, "/dev/coindrel-hub", 10.0)
+    v = flow.view(12.0)
+    assert isinstance(v, ConnectionView) and v.since == 2.0
+    left = m.remaining(10.0)
+    assert m.remaining(100.0) == left
+    flow.on_link(True, "", 100.0)
+    assert isinstance(flow.view(100.0), MatchView) and m.remaining(101.0) == left - 1
+
+
+def test_whole_match_to_a_result_and_back_to_the_menu():
+    flow = make_flow(clock="off")
+    m = started(flow)
+    n, now = 0, 2.0
+    while not m.over:
+        if flow.mode in ("reveal", "round-result"):
+            flow.on_action("select", now)
+            continue
+        entry = n % 8
+        flow.on_entry(entry, now)
+        n += 1
+        flow.on_report(report_for(m, entry, n), now + 0.5)
+        now += 1
+    assert flow.mode == "round-result"
+    flow.on_action("select", now)
+    assert flow.mode == "result" and isinstance(flow.view(now), MatchResultView)
+    assert any(e.kind == fx.END_MATCH and e.name == "finished" for e in flow.effects)
+    flow.on_action("select", now)
+    assert flow.mode == "menu" and flow.match is None
+
+
+def test_holes_need_the_switches_out_first():
+    flow = make_flow(variants=Variants(holes=True))
+    flow.on_action("select", 0)
+    v = flow.view(0)
+    assert isinstance(v, MessageView) and "R2S2" in v.text and flow.match is None
+    flow.read_board = lambda: BoardState.parse("LLLLLLLL/LoLLLoL/LLLLLLLL/LLoLoLL/LLLLLLLL")
+    flow.on_action("select", 1)  # dismiss and try again
+    assert flow.mode == "reveal" and flow.match.board.holes() == ["R2S2", "R2S6", "R4S3", "R4S5"]
+
+
+def test_names_are_edited_with_the_encoder():
+    flow = make_flow()
+    while flow.menu.selected != 6:
+        flow.on_action("next", 0)
+    flow.on_action("select", 0)
+    assert flow.mode == "names"
+    flow.on_action("next", 0)  # 'P' -> 'Q'
+    flow.on_action("hold-select", 0)
+    assert flow.menu.choices.players[0] == "Qlayer 1"
+
+
+def test_events_outside_a_drop_are_flagged_not_scored():
+    from coindrel.events import ExitEvent
+
+    flow = make_flow()
+    m = started(flow)
+    flow.on_report(DropReport(drop=None, entry=None, entry_seen=False, t=1.0, events=[ExitEvent(1.0, 4)]), 1.0)
+    assert isinstance(flow.view(1.0), MessageView) and "exit 5" in flow.view(1.0).text
+    assert m.totals == (0, 0)
+    flow.tick(7.0)  # the note goes away by itself
+    assert isinstance(flow.view(7.0), MatchView)
