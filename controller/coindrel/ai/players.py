@@ -48,7 +48,11 @@ PLAYERS = {"random": RandomPlayer, "greedy": GreedyPlayer}
 
 
 def player_by_name(name: str, seed: int = 0) -> Player:
+    """A computer player: the baselines above or a solo level (easy, medium, hard)."""
+    from .levels import LEVELS  # the levels build on this module
+
+    kinds = {**PLAYERS, **LEVELS}
     try:
-        return PLAYERS[name](seed)
+        return kinds[name](seed)
     except KeyError:
-        raise EngineError(f"unknown computer player {name!r}; choose from {', '.join(PLAYERS)}") from None
+        raise EngineError(f"unknown computer player {name!r}; choose from {', '.join(kinds)}") from None
