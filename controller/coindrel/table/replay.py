@@ -1,0 +1,142 @@
+"""What a journal holds, and the match it replays to (read-only).
+
+The store uses this to recover (and then cuts what does not replay); the
+history reads finished and running matches with it without changing a byte.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..engine import EngineError, Match
+from ..events import EventError, SourceEvent, event_from_json
+from .records import Record, Scan
+
+
+@dataclass
+class Contents:
+    records: list[Record]  # every trusted record, in order
+    begin: dict = field(default_factory=dict)
+    end: dict | None = None  # the summary of a finished or abandoned match
+    match: Match | None = None  # the replay of the actions up to ``replayed``
+    replayed: int = 0  # act records that replayed
+    acts: list[Record] = field(default_factory=list)
+    problem: str | None = None  # why replay stopped early
+    bad: Record | None = None  # the first record that did not replay
+
+    @property
+    def number(self) -> int | None:
+        n = self.begin.get("number")
+        return n if isinstance(n, int) else None
+
+    @property
+    def match_id(self) -> str:
+        return str(self.begin.get("id", ""))
+
+    @property
+    def started(self) -> float | None:
+        return self.records[0].w if self.records else None
+
+    @property
+    def meta(self) -> dict:
+        m = self.begin.get("meta")
+        return m if isinstance(m, dict) else {}
+
+    def good(self) -> list[Record]:
+        """The records the match is rebuilt from: everything before ``bad``."""
+        if self.bad is None:
+            return self.records
+        return [r for r in self.records if r.n < self.bad.n]
+
+    def payloads(self, kind: str) -> list:
+        return [r.data for r in self.good() if r.kind == kind]
+
+    @property
+    def actions(self) -> list[dict]:
+        return [r.data for r in self.acts[: self.replayed]]
+
+    @property
+    def event_dicts(self) -> list[dict]:
+        return self.payloads("ev")
+
+    def events(self) -> list[SourceEvent]:
+        """Board events as objects; a journal only ever holds valid ones."""
+        out = []
+        for d in self.event_dicts:
+            try:
+                out.append(event_from_json(d))
+            except EventError:
+                continue
+        return out
+
+    @property
+    def verdicts(self) -> list:
+        return self.payloads("verdict")
+
+    @property
+    def corrections(self) -> list:
+        return self.payloads("correction")
+
+    @property
+    def notes(self) -> list:
+        return self.payloads("note")
+
+    @property
+    def last_t(self) -> float | None:
+        """The latest match time of any action (seconds on the daemon's clock)."""
+        ts = [a.get("t") for a in self.actions]
+        ts = [t for t in ts if isinstance(t, (int, float)) and not isinstance(t, bool)]
+        return max(ts) if ts else None
+
+
+def _try(actions: list[dict]) -> tuple[Match | None, str]:
+    try:
+        return Match.replay(actions), ""
+    except (EngineError, KeyError, TypeError, ValueError, AttributeError) as e:
+        text = str(e) if isinstance(e, EngineError) else f"{type(e).__name__}: {e}"
+        return None, text
+
+
+def read_contents(scan: Scan) -> Contents:
+    """Sort a scan's records and replay the match as far as it goes."""
+    c = Contents(records=list(scan.records))
+    if not c.records:
+        c.problem = "the journal is empty"
+        return c
+    c.begin = c.records[0].data
+    for r in c.records[1:]:
+        if r.kind == "act":
+            c.acts.append(r)
+        elif r.kind == "end" and c.end is None and isinstance(r.data, dict):
+            c.end = r.data
+    actions = []
+    for r in c.acts:
+        if not isinstance(r.data, dict) or not isinstance(r.data.get("do"), str):
+            c.bad, c.problem = r, "an action record is not an action"
+            break
+        actions.append(r.data)
+    if not actions:
+        c.problem = c.problem or "the journal has no match setup"
+        return c
+    match, why = _try(actions)
+    if match is not None:
+        c.match, c.replayed = match, len(actions)
+        return c
+    # The longest prefix that replays (a prefix of a valid log is valid).
+    first, _ = _try(actions[:1])
+    if first is None:
+        c.bad = c.acts[0]
+        c.problem = f"the match setup does not load: {why}"
+        return c
+    lo, hi = 1, len(actions) - 1  # actions[:lo] replays, actions[:hi + 1] does not
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _try(actions[:mid])[0] is not None:
+            lo = mid
+        else:
+            hi = mid - 1
+    c.match, _ = _try(actions[:lo])
+    c.replayed = lo
+    c.bad = c.acts[lo]
+    c.problem = f"the match does not replay from action {lo + 1}: {_try(actions[: lo + 1])[1]}"
+    return c

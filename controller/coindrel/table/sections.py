@@ -1,0 +1,156 @@
+"""The configuration sections the table itself owns: ``[storage]``,
+``[match]`` and ``[board]`` (see systemd/coindrel.toml.example).
+
+Each parser takes a ``coindrel.config.Section`` and returns a frozen value;
+every error names the file, the key and what to write instead.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..config import Section
+from ..engine import EngineError, Geometry, MatchSetup, Variants, geometry_by_name
+from ..engine.rounds import CLOCK_SETTINGS
+
+DEFAULT_STATE_DIR = Path("/var/lib/coindrel")
+SOURCES = ("hub", "gpio", "virtual", "none")
+BACKENDS = ("hub", "gpio", "virtual")  # sources with a [board.<name>] table
+VARIANT_NAMES = ("holes", "halved", "shuffled")
+CLOCK_OFF = "off"
+MAX_NAME = 20
+SEED_LIMIT = 2**53  # exact in JSON for every reader, not only Python
+DEFAULT: Any = object()  # "not given" where None is a meaningful value
+
+
+@dataclass(frozen=True)
+class StorageSettings:
+    state_dir: Path = DEFAULT_STATE_DIR
+    keep_matches: int = 0  # 0: keep every finished match
+
+
+def parse_storage(sec: Section) -> StorageSettings:
+    raw = sec.str("state_dir", str(DEFAULT_STATE_DIR))
+    if not raw.strip() or not Path(raw).is_absolute():
+        sec.fail("state_dir", f"{raw!r} must be an absolute directory path, e.g. \"{DEFAULT_STATE_DIR}\"")
+    keep = sec.int("keep_matches", 0, lo=0)
+    sec.check_unknown()
+    return StorageSettings(Path(raw), keep)
+
+
+@dataclass(frozen=True)
+class MatchDefaults:
+    """How a new match is set up unless the players choose otherwise."""
+
+    clock: float | None = 60.0  # seconds per turn; None: no clock
+    clock_name: str = "60"
+    players: tuple[str, str] = ("Player 1", "Player 2")
+    variants: Variants = Variants()
+    seed: int | None = None  # None: a fresh random seed for every match
+
+    def new_setup(self, *, players: tuple[str, str] | None = None, variants: Variants | None = None,
+                  clock: Any = DEFAULT, seed: int | None = None, start: str | None = None,
+                  board: str = "standard", entropy: Callable[[int], int] = secrets.randbelow) -> MatchSetup:
+        """A MatchSetup from these defaults and the players' choices (``clock``:
+        seconds or None for no clock; left out, the default). The seed is drawn
+        here when the policy is random, and goes into the journal with the
+        setup, so the match still replays exactly."""
+        if seed is None:
+            seed = self.seed if self.seed is not None else entropy(SEED_LIMIT)
+        return MatchSetup(
+            players=tuple(players or self.players), variants=variants or self.variants, seed=seed,
+            clock=self.clock if clock is DEFAULT else clock, start=start, board=board,
+        )
+
+
+def _clock(sec: Section) -> tuple[float | None, str]:
+    v = sec.get("clock", 60)
+    if isinstance(v, bool) or not isinstance(v, (int, str)):
+        sec.fail("clock", f"must be 30, 60, 120, \"turbo\" or \"off\", not {v!r}")
+    name = str(v).strip().lower()
+    if name == CLOCK_OFF:
+        return None, CLOCK_OFF
+    if name not in CLOCK_SETTINGS:
+        sec.fail("clock", f"{v!r} is not a turn clock; write 30, 60 or 120 (seconds), \"turbo\" (5 s) or \"off\"")
+    return CLOCK_SETTINGS[name], name
+
+
+def _players(sec: Section) -> tuple[str, str]:
+    v = sec.list("players", ["Player 1", "Player 2"], length=2, item=lambda x: isinstance(x, str))
+    names = tuple(" ".join(p.split()) for p in v)
+    for i, name in enumerate(names):
+        if not name:
+            sec.fail("players", f"player {i + 1}'s name is empty; write two names, e.g. [\"Ann\", \"Bo\"]")
+        if len(name) > MAX_NAME:
+            sec.fail("players", f"{name!r} is longer than {MAX_NAME} characters (the display shows {MAX_NAME})")
+    if names[0].casefold() == names[1].casefold():
+        sec.fail("players", f"both players are called {names[0]!r}; give them different names")
+    return names  # type: ignore[return-value]
+
+
+def _variants(sec: Section) -> Variants:
+    v = sec.list("variants", [], item=lambda x: isinstance(x, str))
+    chosen = {}
+    for name in v:
+        key = name.strip().lower()
+        if key not in VARIANT_NAMES:
+            sec.fail("variants", f"{name!r} is not a variant; choose from {', '.join(repr(n) for n in VARIANT_NAMES)}")
+        chosen[key] = True
+    return Variants(**chosen)
+
+
+def _seed(sec: Section) -> int | None:
+    v = sec.get("seed", "random")
+    if v == "random":
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < SEED_LIMIT:
+        sec.fail("seed", f"must be \"random\" (a new seed every match) or a whole number 0..{SEED_LIMIT - 1}, not {v!r}")
+    return v
+
+
+def parse_match(sec: Section) -> MatchDefaults:
+    clock, clock_name = _clock(sec)
+    out = MatchDefaults(clock=clock, clock_name=clock_name, players=_players(sec), variants=_variants(sec),
+                        seed=_seed(sec))
+    sec.check_unknown()
+    return out
+
+
+@dataclass(frozen=True)
+class BoardSettings:
+    geometry_name: str  # what the match setup records: "standard", "mirrored" or an absolute path
+    geometry: Geometry = field(repr=False)
+    source: str  # hub, gpio, virtual or none
+    backends: dict[str, Any] = field(default_factory=dict)  # name -> parsed settings (or the raw Section)
+
+    @property
+    def backend(self) -> Any:
+        """The chosen source's settings (None for source = "none")."""
+        return self.backends.get(self.source)
+
+
+def parse_board(sec: Section, sub: Callable[[str, Section], Any], base: Path | None = None) -> BoardSettings:
+    """``sub(name, section)`` parses a ``[board.<name>]`` table (the settings
+    registry passes the backend's own parser, or passes the Section through)."""
+    name = sec.str("geometry", "standard")
+    if name not in ("standard", "mirrored"):
+        p = Path(name).expanduser()
+        if not p.is_absolute() and base is not None:
+            p = base / p  # relative to the configuration file
+        name = str(p)
+    try:
+        geometry = geometry_by_name(name)
+    except EngineError as e:
+        sec.fail("geometry", f"{e}; write \"standard\", \"mirrored\" or the path of a board file")
+    source = sec.str("source", "hub", choices=SOURCES)
+    backends = {}
+    for b in BACKENDS:
+        if sec.has(b) or b == source:
+            backends[b] = sub(b, sec.sub(b))
+        else:
+            sec.get(b)  # known here, so a misspelt table's error lists it
+    sec.check_unknown()
+    return BoardSettings(name, geometry, source, backends)

@@ -1,0 +1,321 @@
+"""The state directory: the match in progress, the history, and recovery.
+
+Layout (``[storage] state_dir``, /var/lib/coindrel under systemd)::
+
+    match.journal              the match in progress (absent between matches)
+    history/0042-20260301T141502Z.journal   finished and abandoned matches
+    damaged/                   byte-exact copies of whatever recovery cut off
+    lock                       held by the one daemon using the directory
+
+On start, ``recover()`` turns whatever a crash or power cut left into a match
+to resume: it cuts an untrustworthy tail (keeping a copy), cuts actions the
+engine cannot replay (keeping a copy), completes a finished match's move to
+history, and says what it did in plain words.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .. import __version__
+from ..engine import Match
+from ..events import event_from_json, event_to_json
+from .history import CURRENT, DAMAGED, HISTORY, NUMBER, SUFFIX, MatchSummary, history_files, match_summary
+from .journal import Journal, JournalError, cut_tail, fsync_dir, move_durably, read_journal, utc_stamp
+from .records import Damage, Record
+from .replay import Contents, read_contents
+
+
+class StoreError(JournalError):
+    """The state directory cannot be used as asked."""
+
+
+class MatchJournal(Journal):
+    """The journal of one match: its actions, board events, verdicts and
+    corrections, in the order they happened."""
+
+    number: int = 0
+    match_id: str = ""
+    started: float | None = None
+    acts: int = 0  # how many of ``match.log``'s actions are in the journal
+
+    def sync_match(self, match: Match) -> int:
+        """Append the match's actions that are not saved yet and make them
+        (and any events before them) durable. Call it after every change to
+        the match and before anyone is shown the result. Returns how many
+        actions were written."""
+        log = match.log
+        if len(log) < self.acts:
+            raise JournalError(f"the match log has {len(log)} actions but {self.acts} are saved; "
+                               "the journal and the match no longer belong together")
+        new = log[self.acts:]
+        if new:
+            self.append_many([("act", a) for a in new])
+            self.acts += len(new)
+        elif self.unsynced:
+            self.sync()
+        return len(new)
+
+    def event(self, ev, durable: bool = False) -> int:
+        """A board event (an event object, or its sensing.md JSON form).
+        Written at once; durable with the next action, verdict or ``sync()``."""
+        data = event_to_json(ev) if not isinstance(ev, dict) else event_to_json(event_from_json(ev))
+        return self.append("ev", data, durable)
+
+    def verdict(self, data: dict) -> int:
+        """A reconciliation verdict (sensing.md section 4 line)."""
+        return self.append("verdict", data)
+
+    def correction(self, data: dict) -> int:
+        """A belief correction the reconciler made (its reasons; the board
+        change itself reaches the match as ``Match.set_board``)."""
+        return self.append("correction", data)
+
+    def note(self, data: dict, durable: bool = True) -> int:
+        return self.append("note", data, durable)
+
+
+@dataclass
+class Recovery:
+    """What ``recover()`` found: a match to resume (or none) and what it did."""
+
+    messages: list[str] = field(default_factory=list)
+    match: Match | None = None
+    journal: MatchJournal | None = None
+    contents: Contents | None = None
+
+    @property
+    def records(self) -> list[Record]:
+        return self.contents.good() if self.contents else []
+
+    @property
+    def events(self):
+        return self.contents.events() if self.contents else []
+
+    @property
+    def verdicts(self) -> list:
+        return self.contents.verdicts if self.contents else []
+
+    @property
+    def corrections(self) -> list:
+        return self.contents.corrections if self.contents else []
+
+    @property
+    def notes(self) -> list:
+        return self.contents.notes if self.contents else []
+
+    @property
+    def meta(self) -> dict:
+        return self.contents.meta if self.contents else {}
+
+    @property
+    def last_t(self) -> float | None:
+        return self.contents.last_t if self.contents else None
+
+    def time_offset(self, now: float) -> float:
+        """Add this to the daemon's monotonic clock so match time carries on
+        from the last saved action: after a reboot the monotonic clock starts
+        again near zero, and the turn clock must neither jump nor count the
+        time the table was down."""
+        return (self.last_t or 0.0) - now
+
+
+class MatchStore:
+    def __init__(self, state_dir: str | Path, *, keep_matches: int = 0, wall: Callable[[], float] = time.time,
+                 datasync: Callable[[int], None] = os.fdatasync):
+        self.dir = Path(state_dir)
+        self.current = self.dir / CURRENT
+        self.history_dir = self.dir / HISTORY
+        self.damaged_dir = self.dir / DAMAGED
+        self.keep_matches = keep_matches
+        self._wall = wall
+        self._datasync = datasync
+        self._lock_fd: int | None = None
+
+    # -- the lock ----------------------------------------------------------------
+
+    def open(self) -> "MatchStore":
+        """Create the directories and take the lock: one daemon per directory."""
+        try:
+            for d in (self.dir, self.history_dir, self.damaged_dir):
+                if not d.is_dir():
+                    d.mkdir(mode=0o750, parents=True, exist_ok=True)
+                    fsync_dir(d.parent)  # a new directory is only durable once its parent is synced
+            fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+        except OSError as e:
+            raise StoreError(f"cannot use the state directory {self.dir}: {e.strerror}; create it writable for the "
+                             "user coindrel runs as, or set [storage] state_dir") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            other = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            os.close(fd)
+            if e.errno in (errno.EWOULDBLOCK, errno.EACCES):
+                raise StoreError(f"another coindrel (pid {other or '?'}) is using {self.dir}; stop it first "
+                                 "(sudo systemctl stop coindrel) or give this one its own [storage] state_dir") from None
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._lock_fd = fd
+        return self
+
+    def close(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # releases the flock
+            self._lock_fd = None
+
+    def __enter__(self) -> "MatchStore":
+        return self.open()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _need_lock(self) -> None:
+        if self._lock_fd is None:
+            raise StoreError("open the match store first (MatchStore.open)")
+
+    def _kw(self) -> dict[str, Any]:
+        return {"wall": self._wall, "datasync": self._datasync}
+
+    # -- recovery ------------------------------------------------------------------
+
+    def recover(self) -> Recovery:
+        self._need_lock()
+        out = Recovery()
+        self._remove_leftovers(out)
+        if not self.current.exists():
+            return out
+        scan = read_journal(self.current)
+        contents = read_contents(scan)
+        if contents.match is None:
+            why = contents.problem if scan.records else (scan.damage.reason if scan.damage else "it is empty")
+            self._set_aside(f"holds no match that can be resumed ({why})", out)
+            return out
+        if scan.damage:
+            out.messages.append(cut_tail(self.current, scan.damage, self.damaged_dir, self._wall())[1])
+        size = scan.good_size
+        if contents.bad is not None:
+            # Intact on disk but not a match this engine can continue (written
+            # by another version, or by hand): keep it, resume before it.
+            bad = contents.bad
+            later = sum(1 for r in scan.records if r.n > bad.n)
+            tail = Damage(bad.offset, size - bad.offset, bad.n, contents.problem or "", False, later)
+            copy, _ = cut_tail(self.current, tail, self.damaged_dir, self._wall())
+            out.messages.append(f"{self.current}: record {bad.n} does not replay ({contents.problem}); cut it and the "
+                                f"{later} record(s) after it ({tail.size} bytes) off and kept a copy in {copy}")
+            size = bad.offset
+        good = contents.good()
+        end = next((r.data for r in good if r.kind == "end"), None)
+        if end is not None:
+            self._to_history(self.current, contents.number, contents.match_id)
+            out.messages.append(f"match #{contents.number} had ended ({end.get('result')}); moved it to the history")
+            return out
+        journal = MatchJournal.reopen(self.current, good[-1].n + 1, size, **self._kw())
+        journal.number, journal.match_id, journal.started = contents.number or 0, contents.match_id, contents.started
+        match = contents.match
+        saved = contents.actions
+        journal.acts = len(saved)
+        if match.log[: len(saved)] == saved:
+            journal.sync_match(match)  # actions the replay derived but a crash kept from the disk
+        else:
+            journal.acts = len(match.log)
+            out.messages.append(f"{self.current}: the saved actions differ from their replay by this version of "
+                                "the engine; resuming from the replay")
+        out.match, out.journal, out.contents = match, journal, contents
+        return out
+
+    def _remove_leftovers(self, out: Recovery) -> None:
+        for p in self.dir.glob("*.tmp"):
+            # A journal that was being created: never confirmed, never used.
+            p.unlink(missing_ok=True)
+        for p in self.damaged_dir.glob("*.tmp"):
+            p.unlink(missing_ok=True)
+
+    def _set_aside(self, why: str, out: Recovery) -> None:
+        dst = self.damaged_dir / f"{self.current.stem}-{utc_stamp(self._wall())}{SUFFIX}"
+        dst = _free_name(dst)
+        move_durably(self.current, dst)
+        out.messages.append(f"{self.current} {why}; moved it to {dst} and starting afresh")
+
+    # -- matches -------------------------------------------------------------------
+
+    def begin(self, match: Match, meta: dict | None = None) -> MatchJournal:
+        """Start journalling a new match (its log so far included)."""
+        self._need_lock()
+        if self.current.exists():
+            raise StoreError(f"a match is already in progress in {self.current}; finish or abandon it first")
+        number = self._next_number()
+        wall = self._wall()
+        match_id = f"{number:04d}-{utc_stamp(wall)}"
+        begin = {"number": number, "id": match_id, "app": f"coindrel {__version__}", "meta": meta or {}}
+        journal = MatchJournal.create(self.current, begin, [("act", a) for a in match.log], at=wall, **self._kw())
+        journal.number, journal.match_id, journal.started, journal.acts = number, match_id, wall, len(match.log)
+        return journal
+
+    def finish(self, journal: MatchJournal, match: Match) -> MatchSummary:
+        """The match is over: record its summary and move it to the history."""
+        if not match.over:
+            raise StoreError("the match is not over yet; abandon it to stop early")
+        return self._end(journal, match, "finished", "")
+
+    def abandon(self, journal: MatchJournal, match: Match, why: str = "") -> MatchSummary:
+        """Stop a match early; it is kept in the history as abandoned."""
+        return self._end(journal, match, "abandoned", why)
+
+    def _end(self, journal: MatchJournal, match: Match, result: str, why: str) -> MatchSummary:
+        self._need_lock()
+        journal.sync_match(match)
+        summary = match_summary(match, result=result, number=journal.number, match_id=journal.match_id,
+                                started=journal.started, ended=self._wall(), why=why)
+        journal.append("end", summary)
+        journal.close()
+        dst = self._to_history(journal.path, journal.number, journal.match_id)
+        self.prune()
+        return MatchSummary.from_dict(summary, dst)
+
+    def _to_history(self, path: Path, number: int | None, match_id: str) -> Path:
+        name = match_id if match_id and NUMBER.match(match_id) else f"{number or 0:04d}-{utc_stamp(self._wall())}"
+        dst = _free_name(self.history_dir / f"{name}{SUFFIX}")
+        move_durably(path, dst)
+        return dst
+
+    def _next_number(self) -> int:
+        numbers = [0]
+        for p in history_files(self.dir):
+            m = NUMBER.match(p.name)
+            if m:
+                numbers.append(int(m.group(1)))
+        return max(numbers) + 1
+
+    def prune(self) -> list[Path]:
+        """Keep only the newest ``keep_matches`` finished matches (0: keep all)."""
+        if self.keep_matches <= 0:
+            return []
+        files = history_files(self.dir)
+        gone = files[: max(0, len(files) - self.keep_matches)]
+        for p in gone:
+            p.unlink(missing_ok=True)
+        if gone:
+            fsync_dir(self.history_dir)
+        return gone
+
+
+def _free_name(path: Path) -> Path:
+    k, candidate = 1, path
+    while candidate.exists():
+        candidate = path.with_name(f"{path.stem}-{k}{path.suffix}")
+        k += 1
+    return candidate
+
+
+def open_store(state_dir: str | Path, **kw) -> MatchStore:
+    return MatchStore(state_dir, **kw).open()
+
+
+__all__ = ["MatchJournal", "MatchStore", "Recovery", "StoreError", "open_store"]

@@ -1,0 +1,136 @@
+"""The systemd unit: what it declares, ``systemd-analyze verify`` on it as
+shipped, and ``systemd-analyze security --offline=true`` exposure below 5.
+
+The analyzers come with the systemd package; CI installs it, so these run
+there. They are skipped only where the tool is truly missing.
+(No ``__init__.py`` here: a test package named ``systemd`` would shadow the
+python-systemd module for the whole session.)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+SYSTEMD = Path(__file__).resolve().parents[2] / "systemd"
+UNIT = SYSTEMD / "coindrel.service"
+ANALYZE = shutil.which("systemd-analyze")
+SYSUSERS = shutil.which("systemd-sysusers")
+needs_analyze = pytest.mark.skipif(ANALYZE is None, reason="systemd-analyze is not installed here "
+                                   "(CI installs the systemd package, so these checks run there)")
+# Where distributions keep their unit files (the verify root needs sysinit.target & co).
+UNIT_DIRS = ("/usr/lib/systemd/system", "/lib/systemd/system")
+
+
+def unit_settings(path: Path = UNIT) -> dict[str, list[str]]:
+    """``Section.Key`` -> every value it is given, in order."""
+    out: dict[str, list[str]] = {}
+    section = ""
+    for raw in path.read_text().splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("["):
+            section = line.strip("[]")
+            continue
+        key, _, value = line.partition("=")
+        out.setdefault(f"{section}.{key.strip()}", []).append(value.strip())
+    return out
+
+
+def one(settings, key) -> str:
+    (value,) = settings[key]
+    return value
+
+
+def test_the_unit_declares_what_the_daemon_needs():
+    s = unit_settings()
+    assert one(s, "Service.Type") == "notify"
+    assert one(s, "Service.ExecStart") == "/opt/coindrel/venv/bin/coindrel run"
+    assert one(s, "Service.Restart") == "on-failure"
+    assert re.fullmatch(r"\d+s", one(s, "Service.WatchdogSec")) and int(one(s, "Service.WatchdogSec")[:-1]) >= 10
+    assert one(s, "Service.User") == "coindrel"
+    assert set(one(s, "Service.SupplementaryGroups").split()) == {"gpio", "i2c", "dialout"}
+    assert one(s, "Service.StateDirectory") == "coindrel"
+    assert one(s, "Service.ConfigurationDirectory") == "coindrel"
+    assert one(s, "Install.WantedBy") == "multi-user.target"
+
+
+def test_the_hardware_stays_reachable_through_the_hardening():
+    s = unit_settings()
+    assert one(s, "Service.PrivateDevices") == "no"  # the real /dev: hot-plugged hub included
+    assert one(s, "Service.DevicePolicy") == "closed"
+    allowed = {v.split()[0]: v.split()[1] for v in s["Service.DeviceAllow"]}
+    for cls in ("char-gpiochip", "char-i2c", "char-ttyACM"):  # GPIO, the OLED's bus, the hub
+        assert allowed.get(cls) == "rw", cls
+    # lgpio makes its notification FIFOs in the working directory: it must be writable.
+    assert one(s, "Service.RuntimeDirectory") == "coindrel"
+    assert one(s, "Service.WorkingDirectory") == "/run/coindrel"
+    # gpiozero reads the Pi's revision from /proc/device-tree or /proc/cpuinfo.
+    assert "Service.ProcSubset" not in s
+
+
+def verify_root(tmp_path: Path, unit_text: str, stub: bool = True) -> Path:
+    """A root with the distribution's units, ours as shipped, and (when
+    ``stub``) an executable at the ExecStart path, which verify checks."""
+    host = next((Path(d) for d in UNIT_DIRS if (Path(d) / "sysinit.target").exists()), None)
+    if host is None:
+        pytest.skip("this machine has no systemd unit directory with sysinit.target to verify against")
+    root = tmp_path / "root"
+    shutil.copytree(host, root / "usr/lib/systemd/system", symlinks=True)
+    (root / "etc/systemd/system").mkdir(parents=True)
+    (root / "etc/systemd/system/coindrel.service").write_text(unit_text)
+    if stub:
+        exe = root / "opt/coindrel/venv/bin/coindrel"
+        exe.parent.mkdir(parents=True)
+        exe.write_text("#!/bin/sh\nexec python3 -m coindrel \"$@\"\n")
+        exe.chmod(0o755)
+    return root
+
+
+def verify(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([ANALYZE, "verify", f"--root={root}", "coindrel.service"], capture_output=True,
+                          text=True, timeout=120, env=dict(os.environ, SYSTEMD_LOG_COLOR="0"))
+
+
+@needs_analyze
+def test_systemd_analyze_verify_passes_cleanly(tmp_path):
+    result = verify(verify_root(tmp_path, UNIT.read_text()))
+    assert result.returncode == 0 and result.stderr.strip() == "" and result.stdout.strip() == "", result.stderr
+
+
+@needs_analyze
+def test_verify_would_catch_a_broken_unit(tmp_path):
+    """The check above is only worth something if verify looks at our unit."""
+    result = verify(verify_root(tmp_path / "a", UNIT.read_text(), stub=False))
+    assert result.returncode != 0 and "/opt/coindrel/venv/bin/coindrel" in result.stderr
+    typo = UNIT.read_text().replace("WatchdogSec=", "WatchdogSecs=")
+    result = verify(verify_root(tmp_path / "b", typo))
+    assert "WatchdogSecs" in result.stderr
+
+
+@needs_analyze
+def test_security_exposure_is_below_5(tmp_path):
+    result = subprocess.run([ANALYZE, "security", "--offline=true", "--threshold=49", "--no-pager", str(UNIT)],
+                            capture_output=True, text=True, timeout=120)
+    m = re.search(r"Overall exposure level for coindrel\.service:\s*([\d.]+)", result.stdout)
+    assert m, result.stdout + result.stderr
+    assert float(m.group(1)) < 5.0
+    assert result.returncode == 0  # --threshold=49: non-zero above 4.9
+
+
+@pytest.mark.skipif(SYSUSERS is None, reason="systemd-sysusers is not installed here (CI installs systemd)")
+def test_sysusers_creates_the_user_in_its_groups(tmp_path):
+    (tmp_path / "etc").mkdir()
+    subprocess.run([SYSUSERS, f"--root={tmp_path}", str(SYSTEMD / "coindrel.sysusers")], check=True,
+                   capture_output=True, timeout=60)
+    passwd = (tmp_path / "etc/passwd").read_text()
+    group = (tmp_path / "etc/group").read_text()
+    assert re.search(r"^coindrel:x:\d+:\d+:Coindrel Table daemon:/var/lib/coindrel:/usr/sbin/nologin$", passwd, re.M)
+    for g in ("gpio", "i2c", "dialout"):
+        assert re.search(rf"^{g}:x:\d+:(.*,)?coindrel(,.*)?$", group, re.M), g

@@ -1,0 +1,152 @@
+"""The state directory: starting, finishing and abandoning matches, the lock,
+the history's numbering and pruning."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from coindrel.ai import RandomPlayer
+from coindrel.engine import Match, MatchSetup
+from coindrel.events import EntryEvent, EventError
+from coindrel.table.history import history_files, list_matches
+from coindrel.table.journal import JournalError
+from coindrel.table.records import scan
+from coindrel.table.store import MatchStore, StoreError
+
+from .support import SETUP
+
+
+def play_out(match: Match, journal, seed: int = 1) -> None:
+    player, t = RandomPlayer(seed), 1.0
+    while not match.over:
+        if match.phase == "reveal":
+            match.reveal_done(t)
+        match.play(player.choose(match), t + 0.5)
+        journal.sync_match(match)
+        t += 1
+
+
+def test_a_match_from_start_to_history(tmp_path):
+    clock = iter(range(1_700_000_000, 1_800_000_000))
+    with MatchStore(tmp_path, wall=lambda: float(next(clock))) as store:
+        assert store.recover().match is None
+        match = Match(SETUP)
+        journal = store.begin(match, meta={"source": "none"})
+        assert journal.number == 1 and journal.match_id.startswith("0001-2023")
+        play_out(match, journal)
+        summary = store.finish(journal, match)
+    assert not (tmp_path / "match.journal").exists()
+    (path,) = history_files(tmp_path)
+    assert summary.path == path and path.name == f"{journal.match_id}.journal"
+    assert summary.result == "finished" and summary.totals == match.totals and summary.winner == match.winner
+    assert summary.players == ("Zoë", "Bo") and summary.turns == len(match.results)
+    assert [sum(r[0] for r in summary.rounds), sum(r[1] for r in summary.rounds)] == list(match.totals)
+    assert summary.started == 1_700_000_000 and summary.ended > summary.started
+    recs = scan(path.read_bytes()).records
+    assert recs[-1].kind == "end" and [r.data for r in recs if r.kind == "act"] == match.log
+    assert list_matches(tmp_path)[0].to_json() == summary.to_json()
+
+
+def test_matches_are_numbered_on(tmp_path):
+    with MatchStore(tmp_path) as store:
+        for n in (1, 2, 3):
+            match = Match(SETUP)
+            journal = store.begin(match)
+            assert journal.number == n
+            store.abandon(journal, match, "players left")
+    assert [s.number for s in list_matches(tmp_path)] == [3, 2, 1]
+    assert {s.result for s in list_matches(tmp_path)} == {"abandoned"}
+    assert list_matches(tmp_path)[0].why == "players left"
+
+
+def test_keep_matches_prunes_the_oldest(tmp_path):
+    with MatchStore(tmp_path, keep_matches=2) as store:
+        for _ in range(4):
+            match = Match(SETUP)
+            store.abandon(store.begin(match), match)
+    assert [s.number for s in list_matches(tmp_path)] == [4, 3]
+    with MatchStore(tmp_path) as store:  # numbers go on after pruning
+        journal = store.begin(Match(SETUP))
+        assert journal.number == 5
+        journal.close()
+
+
+def test_one_match_at_a_time_and_only_finished_ones_finish(tmp_path):
+    with MatchStore(tmp_path) as store:
+        match = Match(SETUP)
+        journal = store.begin(match)
+        with pytest.raises(StoreError, match="already in progress.*finish or abandon"):
+            store.begin(Match(SETUP))
+        with pytest.raises(StoreError, match="not over yet; abandon it"):
+            store.finish(journal, match)
+        journal.close()
+
+
+def test_one_daemon_per_state_directory(tmp_path):
+    first = MatchStore(tmp_path).open()
+    with pytest.raises(StoreError, match=f"another coindrel \\(pid {os.getpid()}\\) is using .*systemctl stop"):
+        MatchStore(tmp_path).open()
+    first.close()
+    MatchStore(tmp_path).open().close()
+
+
+def test_the_store_must_be_opened_first(tmp_path):
+    with pytest.raises(StoreError, match="open the match store first"):
+        MatchStore(tmp_path).recover()
+
+
+def test_an_unusable_state_directory_is_named(tmp_path):
+    (tmp_path / "file").write_text("")
+    with pytest.raises(StoreError, match=r"cannot use the state directory .*file/x.*\[storage\] state_dir"):
+        MatchStore(tmp_path / "file" / "x").open()
+
+
+def test_the_journal_follows_the_match_log(tmp_path):
+    with MatchStore(tmp_path) as store:
+        match = Match(SETUP)
+        journal = store.begin(match)
+        assert journal.sync_match(match) == 0
+        match.reveal_done(1.0)
+        match.coin_seen(2.0)
+        assert journal.sync_match(match) == 2
+        match.play(3, 3.0)
+        match.undo(4.0)
+        assert journal.sync_match(match) == 2
+        other = Match(SETUP)
+        with pytest.raises(JournalError, match="no longer belong together"):
+            journal.sync_match(other)
+        journal.close()
+        acts = [r.data for r in scan((tmp_path / "match.journal").read_bytes()).records if r.kind == "act"]
+        assert acts == match.log
+
+
+def test_events_are_checked_and_stored_in_their_json_form(tmp_path):
+    with MatchStore(tmp_path) as store:
+        journal = store.begin(Match(SETUP))
+        journal.event(EntryEvent(1.25, 2))
+        journal.event({"t": 2, "kind": "exit", "exit": 16})
+        with pytest.raises(EventError, match="exit 17"):
+            journal.event({"t": 3, "kind": "exit", "exit": 17})
+        journal.close()
+    evs = [r.data for r in scan((tmp_path / "match.journal").read_bytes()).records if r.kind == "ev"]
+    assert evs == [{"t": 1.25, "kind": "entry", "entry": 3}, {"t": 2.0, "kind": "exit", "exit": 16}]
+
+
+def test_resumed_match_time_carries_on_from_the_last_action(tmp_path):
+    with MatchStore(tmp_path) as store:
+        match = Match(MatchSetup(clock=30.0, seed=2))
+        journal = store.begin(match)
+        match.reveal_done(500.0)
+        journal.sync_match(match)
+        journal.close()
+    with MatchStore(tmp_path) as store:
+        rec = store.recover()
+        now = 3.0  # the monotonic clock after a reboot
+        offset = rec.time_offset(now)
+        assert rec.last_t == 500.0 and now + offset == 500.0
+        assert rec.match.remaining(now + offset) == 30.0  # the reboot did not eat the turn clock
+        rec.match.coin_seen(now + 1 + offset)  # and time does not run backwards for it
+        rec.journal.sync_match(rec.match)
+        rec.journal.close()
