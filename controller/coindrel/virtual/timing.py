@@ -6,7 +6,7 @@ defaults are measured-board magnitudes: a coin needs 60-120 ms to fall one
 row, a rocker 20-40 ms to flip, a beam is broken 5-40 ms by a passing coin.
 
 A scenario file's ``[timing]`` table (or ``--timing key=lo:hi``) overrides
-any of them; ``TimingModel.from_dict`` checks every value and says which is
+any of them, and ``scale`` makes the whole board slower or faster; ``TimingModel.from_dict`` checks every value and says which is
 wrong.
 """
 
@@ -42,6 +42,7 @@ class TimingModel:
     @classmethod
     def from_dict(cls, data: dict | None, source: str = "timing") -> "TimingModel":
         data = dict(data or {})
+        scale = data.pop("scale", 1.0)  # a whole board slower (> 1) or faster (< 1)
         names = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - names)
         if unknown:
@@ -54,6 +55,11 @@ class TimingModel:
             else:
                 values[key] = _seconds(v, f"{source}: {key}")
         model = replace(cls(), **values)
+        scale = _seconds(scale, f"{source}: scale")
+        if scale != 1.0:
+            if scale == 0:
+                raise EngineError(f"{source}: scale 0 would make everything instant; use a factor such as 1.5 or 0.8")
+            model = model.scaled(scale)
         model.check(source)
         return model
 
@@ -79,13 +85,6 @@ class TimingModel:
             else:
                 out[f.name] = v * factor
         return replace(self, **out)
-
-    @property
-    def cascade_bound(self) -> float:
-        """An upper bound on one coin's trip through a 5-row board, from the
-        entry beam to its exit beam ending, ignoring waits for busy rockers."""
-        per_row = self.row_fall[1] + self.bounce[1] + self.flip[1] + self.tip[1] + self.settle[1]
-        return self.entry_fall[1] + 5 * per_row + self.exit_fall[1] + self.beam[1]
 
 
 def _seconds(v, where: str) -> float:

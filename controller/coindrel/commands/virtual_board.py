@@ -1,0 +1,232 @@
+"""``coindrel virtual-board``: a simulated board and sensor hub.
+
+Without ``--serve`` it runs in virtual time, as fast as the machine goes, and
+writes the observation log (``--log``) and ground truth (``--truth``). With
+``--serve pty`` or ``--serve socket://HOST:PORT`` it speaks the hub protocol
+live, so the controller connects to it exactly as to /dev/coindrel-hub.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import time
+
+from ..engine import EngineError
+
+NAME = "virtual-board"
+HELP = "run a simulated board and sensor hub (virtual time, or served live on a pty or socket)"
+DESCRIPTION = (
+    "Simulates a Coindrel board and its sensor hub: coins fall with realistic timing, rockers pass "
+    "through mid, hall sensors read noisy analog values, and faults can be injected at a place and a "
+    "time. Everything random comes from --seed, so a run repeats exactly. Drops come from --drop, "
+    "--script, a scenario file, simulated --players, the keyboard (--keyboard) or the controller's "
+    "dropper command. Entries and exits are numbered 1..8 and 1..16 as on the board."
+)
+
+
+def add_arguments(parser) -> None:
+    g = parser.add_argument_group("board")
+    g.add_argument("--scenario", metavar="FILE", help="a scenario file (TOML or JSON); options below override it")
+    g.add_argument("--seed", type=int, help="seed for everything random (default 0, or the scenario's)")
+    g.add_argument("--board", help="standard, mirrored or a board file")
+    g.add_argument("--start", metavar="TEXT", help="starting board, e.g. LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL, or 'random'")
+    g.add_argument("--holes", action="store_true", help="play the Holes variant (four switches removed)")
+    g.add_argument("--timing", action="append", default=[], metavar="KEY=LO:HI", help="override a timing range in seconds, e.g. row_fall=0.07:0.1")
+    d = parser.add_argument_group("drops")
+    d.add_argument("--drop", action="append", default=[], metavar="E[@T]", help="drop a coin in entry E (1..8) at T seconds (default: --interval after the last)")
+    d.add_argument("--drops", metavar="E,E,...", help="several drops, --interval apart from 0.5 s (before any --drop)")
+    d.add_argument("--interval", type=float, default=2.0, help="seconds between drops without a time (default 2.0)")
+    d.add_argument("--script", metavar="FILE", help="JSON Lines of {\"t\": seconds, \"entry\": 1..8} (an observation log works too)")
+    d.add_argument("--players", metavar="A,B", help="two simulated players, random or greedy, e.g. greedy,random")
+    d.add_argument("--matches", type=int, help="matches the players play (default 1)")
+    d.add_argument("--max-drops", type=int, help="stop the players after this many drops")
+    d.add_argument("--overlap", type=float, help="chance a player drops before the last cascade ended (0..1)")
+    d.add_argument("--keyboard", action="store_true", help="with --serve: keys 1..8 drop a coin, q quits")
+    f = parser.add_argument_group("faults")
+    f.add_argument("--fault", action="append", default=[], metavar="SPEC",
+                   help="NAME[@WHERE][,t=T][,until=U][,once][,key=value], e.g. switch_stuck@R3S2,t=5 or 'jam@R3S2 left,t=2,until=9' or hub_reset,t=30")
+    o = parser.add_argument_group("output")
+    o.add_argument("--log", metavar="FILE", help="write the observation log (sensing.md section 3) here")
+    o.add_argument("--truth", metavar="FILE", help="write the ground-truth log (every fault, every drop's true outcome) here")
+    o.add_argument("--events", action="store_true", help="print board events as JSON lines on standard output")
+    o.add_argument("--until", type=float, metavar="T", help="stop at T seconds of board time")
+    s = parser.add_argument_group("serving")
+    s.add_argument("--serve", metavar="URL", help="'pty' or socket://HOST:PORT: speak the hub protocol live")
+    s.add_argument("--link", metavar="PATH", help="with --serve pty: make PATH a symlink to the pty, e.g. /tmp/coindrel-hub")
+    s.add_argument("--speed", type=float, default=1.0, help="virtual seconds per real second (0: as fast as the controller reads)")
+    s.add_argument("--wait", action="store_true", help="start the board's clock when the controller first speaks")
+    s.add_argument("--channel-map", metavar="FILE",
+                   help="the hub channel map the controller uses (default: the reference map); a map with "
+                        "hub.outputs.dropper_pins lets the controller drop coins through the virtual hub")
+
+
+def _parse_drops(args, entries: int) -> list[tuple[float, int]]:
+    out: list[tuple[float, int]] = []
+    t = 0.5 - args.interval
+    items = ([x for x in args.drops.split(",") if x.strip()] if args.drops else []) + list(args.drop)
+    for item in items:
+        text, _, when = item.strip().partition("@")
+        try:
+            e = int(text)
+            t = float(when) if when else t + args.interval
+        except ValueError:
+            raise EngineError(f"--drop {item!r}: write ENTRY or ENTRY@SECONDS, e.g. 4 or 4@1.5") from None
+        if not 1 <= e <= entries:
+            raise EngineError(f"--drop {item!r}: entries are 1..{entries}")
+        if t < 0:
+            raise EngineError(f"--drop {item!r}: the time must be 0 or later")
+        out.append((t, e - 1))
+    return out
+
+
+def build(args):
+    """The scenario the command line describes (a file plus overrides)."""
+    from ..virtual import PlayerSpec, Scenario, TimingModel, fault_from_text, load_scenario, read_drops
+    from ..virtual.board import BoardConfig
+    from ..engine import Variants
+
+    scn = load_scenario(args.scenario) if args.scenario else Scenario(BoardConfig())
+    c = scn.config
+    changes = {}
+    if args.seed is not None:
+        changes["seed"] = args.seed
+    if args.board:
+        changes["board"] = args.board
+    if args.start:
+        changes["start"] = None if args.start == "random" else args.start
+    if args.holes:
+        changes["variants"] = dataclasses.replace(c.variants, holes=True) if c.variants else Variants(holes=True)
+    if args.timing:
+        over = {}
+        for item in args.timing:
+            key, eq, value = item.partition("=")
+            if not eq:
+                raise EngineError(f"--timing {item!r}: write KEY=LO:HI, e.g. row_fall=0.07:0.1")
+            over[key.strip()] = value.strip()
+        changes["timing"] = TimingModel.from_dict({**c.timing.to_dict(), **over}, "--timing")
+    if changes:
+        c = dataclasses.replace(c, **changes)
+        c.start_state()
+        c.check()
+    g = c.geometry
+    drops = list(scn.drops) + _parse_drops(args, g.entry_count)
+    if args.script:
+        drops += read_drops(args.script, g.entry_count)
+    players = scn.players
+    if args.players or args.matches or args.max_drops or args.overlap is not None:
+        names = (args.players or "random,random").split(",")
+        if len(names) != 2:
+            raise EngineError(f"--players {args.players!r}: name two players, e.g. greedy,random")
+        base = players or PlayerSpec()
+        players = dataclasses.replace(
+            base, one=names[0].strip(), two=names[1].strip(), matches=args.matches or base.matches,
+            drops=args.max_drops if args.max_drops is not None else base.drops,
+            overlap=args.overlap if args.overlap is not None else base.overlap,
+        )
+        players.check("--players")
+    faults = list(scn.faults) + [fault_from_text(text, g) for text in args.fault]
+    return dataclasses.replace(scn, config=c, drops=sorted(drops, key=lambda d: d[0]), players=players, faults=faults)
+
+
+class _Printer:
+    """A hub output printing board events as JSON lines."""
+
+    def __init__(self, stream):
+        from ..events import StatusEvent, event_to_json
+
+        self.stream, self.to_json, self.status = stream, event_to_json, StatusEvent
+
+    def event(self, ev) -> None:
+        self.stream.write(json.dumps(self.to_json(ev)) + "\n")
+
+    def clear(self, t, kind, index, duration) -> None:
+        pass
+
+    def down(self, t, why) -> None:
+        self.event(self.status(t, "disconnected", why))
+
+    def boot(self, t, why, snapshot) -> None:
+        self.event(self.status(t, "connected", why))
+
+
+def run(args) -> int:
+    from ..virtual import ObservationOutput, TruthLog, build_board
+
+    if (args.keyboard or args.link or args.wait) and not args.serve:
+        raise EngineError("--keyboard, --link and --wait need --serve (the board then runs live)")
+    if args.speed < 0:
+        raise EngineError(f"--speed {args.speed}: virtual seconds per real second, 0 or more (0: as fast as the controller reads)")
+    scn = build(args)
+    if not (scn.drops or scn.players or args.serve or scn.duration or args.until):
+        raise EngineError("nothing would happen: give drops (--drop, --drops, --script), --players, a --scenario, or --serve")
+    truth = TruthLog(args.truth) if args.truth else TruthLog()
+    outputs = [_Printer(sys.stdout)] if args.events else []
+    board, _ = build_board(scn, outputs, truth)
+    log = stream = None
+    if args.log:
+        try:
+            stream = open(args.log, "w", encoding="utf-8")
+        except OSError as e:
+            raise EngineError(f"--log {args.log}: cannot write ({e.strerror})") from None
+        from ..obslog import LogWriter
+        from ..virtual import log_header
+
+        log = ObservationOutput(LogWriter(stream, log_header(board)), board.hub.snapshot())
+        board.sinks.add(log)
+    say = (lambda m: print(m, file=sys.stderr, flush=True)) if args.events else (lambda m: print(m, flush=True))
+    wall = time.perf_counter()
+    try:
+        if args.serve:
+            _serve(args, board, say)
+        else:
+            if args.until is not None:
+                board.run_until(args.until)
+            else:
+                board.finish()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        end = board.end()
+        truth.close()
+        if stream is not None:
+            stream.close()
+    wall = time.perf_counter() - wall
+    bad = truth.unlike_engine
+    n = end["drops"]
+    say(f"virtual board: {n} drop{'' if n == 1 else 's'} in {board.now:.1f} s of board time ({wall:.2f} s here), "
+        f"{len(board.fault_list)} fault(s) injected, {bad} drop(s) physically unlike the engine's prediction; "
+        f"final board {end['board']}")
+    return 0
+
+
+def _serve(args, board, say) -> None:
+    import asyncio
+    import os
+
+    from ..hub.channelmap import load_channel_map
+    from ..virtual.live import Server
+    from ..virtual.wire import WireHub
+
+    cm = load_channel_map(args.channel_map) if args.channel_map else None
+    wire = WireHub(board, cm)
+    server = Server(board, wire, args.serve, speed=args.speed, link=args.link, say=say, until=args.until,
+                    keyboard=args.keyboard, hold=args.wait)
+    old = None
+    if args.keyboard and sys.stdin.isatty():
+        import termios
+        import tty
+
+        old = termios.tcgetattr(sys.stdin)
+        tty.setcbreak(sys.stdin)
+        say("keys 1..8 drop a coin into that entry; q quits")
+    try:
+        asyncio.run(server.run())
+    finally:
+        if old is not None:
+            import termios
+
+            termios.tcsetattr(sys.stdin, termios.TCSADRAIN, old)
+    if args.link and os.path.islink(args.link):
+        os.unlink(args.link)

@@ -1,0 +1,389 @@
+"""The asyncio link to the sensor hub over pyserial.
+
+``serial.serial_for_url`` opens the port, so ``/dev/coindrel-hub``,
+``socket://host:port`` and ``rfc2217://host:port`` all work. pyserial's own
+``ReaderThread`` reads; bytes go to the event loop, through the decoder
+(``protocol.Decoder``) and the ``Tracker`` (sequence, time, board events),
+and out through ``emit`` as ``coindrel.events`` objects.
+
+The link says hello, refuses a hub with another protocol or channel map (a
+clear StatusEvent, then a slow retry so a re-deployed hub is picked up),
+asks for a snapshot after every hello, gap or loss, and reconnects by itself
+when the hub is unplugged, reset or silent. Every wait uses the injected
+clock; nothing here sleeps on the wall clock directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Callable
+
+from ..events import SourceEvent, StatusEvent
+from . import protocol as p
+from .channelmap import ChannelMap
+from .framing import Problem
+from .tracker import Tracker
+
+log = logging.getLogger("coindrel.hub")
+
+
+class LinkError(Exception):
+    """A request the hub did not answer, or a link that is closed."""
+
+
+def open_serial(url: str, baudrate: int = 115200):
+    import serial
+
+    # The Pico's USB serial ignores the baud rate, but 1200 would reboot it
+    # into its bootloader (MicroPython's 1200-baud touch): never use that.
+    return serial.serial_for_url(url, baudrate=baudrate, timeout=None, write_timeout=2, exclusive=True)
+
+
+class _Conn:
+    """One open port with its reader thread; bytes and loss go to the loop."""
+
+    def __init__(self, link: "HubLink", port, ident: int):
+        from serial.threaded import Protocol, ReaderThread
+
+        loop = asyncio.get_running_loop()
+
+        class _Proto(Protocol):
+            def data_received(self, data):
+                loop.call_soon_threadsafe(link._on_data, ident, bytes(data))
+
+            def connection_lost(self, exc):
+                loop.call_soon_threadsafe(link._on_lost, ident, exc)
+
+        self.ident = ident
+        self.port = port
+        self.loop = loop
+        self.thread = ReaderThread(port, _Proto)
+        self.lost: str | None = None
+
+    def start(self) -> None:
+        self.thread.start()
+
+    async def write(self, data: bytes) -> None:
+        await self.loop.run_in_executor(None, self.thread.write, data)
+
+    async def close(self) -> None:
+        try:
+            await self.loop.run_in_executor(None, self.thread.close)
+        except Exception:  # noqa: BLE001 - closing a port that is already gone
+            pass
+
+
+class HubLink:
+    def __init__(self, url: str, cm: ChannelMap, emit: Callable[[SourceEvent], object], *, clock,
+                 baudrate: int = 115200, reconnect_delay: float = 0.5, max_reconnect_delay: float = 5.0,
+                 refuse_delay: float = 30.0, handshake_timeout: float = 2.0, request_timeout: float = 3.0,
+                 open_port: Callable | None = None):
+        self.url = url
+        self.cm = cm
+        self.emit = emit
+        self.clock = clock
+        self.baudrate = baudrate
+        self.reconnect_delay = reconnect_delay
+        self.max_reconnect_delay = max_reconnect_delay
+        self.refuse_delay = refuse_delay
+        self.handshake_timeout = handshake_timeout
+        self.request_timeout = request_timeout
+        self.open_port = open_port or open_serial
+        self.tracker = Tracker(cm)
+        self.decoder = p.Decoder("hub")
+        self.connected = False
+        self.closed = False
+        self.down_reason: str | None = None
+        self.text_seen: list[bytes] = []
+        self.problems = 0
+        self._conn: _Conn | None = None
+        self._ident = 0
+        self._seq = 0
+        self._requests: dict[int, asyncio.Future] = {}
+        self._raw_queues: list[asyncio.Queue] = []
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task | None = None
+        self._last_rx = 0.0
+        self._snapshot_asked = False
+        self._snapshot_at = 0.0
+        self._handshaking = False
+        self._said: set[str] = set()  # error details already reported while down
+
+    # -- public ---------------------------------------------------------------
+    async def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name=f"hub link {self.url}")
+
+    async def close(self) -> None:
+        self.closed = True
+        if self._task:
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001
+                pass
+        if self._conn:
+            await self._conn.close()
+            self._conn = None
+        for fut in self._requests.values():
+            if not fut.done():
+                fut.set_exception(LinkError("the hub link was closed"))
+        self._wake()
+
+    @property
+    def hello(self) -> p.Hello | None:
+        return self.tracker.hello
+
+    @property
+    def stats(self) -> dict:
+        return {"decoder": self.decoder.stats, "tracker": self.tracker.stats.as_dict()}
+
+    async def wait_until(self, pred, timeout: float | None = None) -> bool:
+        """Wait (on the link's clock) until ``pred()`` holds; re-checked whenever the link hears or changes anything."""
+        return await self._wait_for(pred, timeout)
+
+    async def wait_connected(self, timeout: float | None = None) -> bool:
+        return await self._wait_for(lambda: self.connected or self.closed, timeout)
+
+    async def request(self, msg: p.Message, timeout: float | None = None, wait_connected: float | None = None):
+        """Send a command and return the hub's answer (Hello, Snapshot, Calibration or Ack).
+
+        Waits up to ``wait_connected`` seconds (None: as long as it takes) for the link."""
+        if not await self.wait_connected(wait_connected) or self.closed:
+            raise LinkError(f"the hub on {self.url} is not connected ({self.down_reason or 'closed'})")
+        seq = self._next_seq()
+        fut = asyncio.get_running_loop().create_future()
+        self._requests[seq] = fut
+        try:
+            await self._send(msg, seq)
+            t = self.request_timeout if timeout is None else timeout
+            if not await self._wait_for(lambda: fut.done() or not self.connected, t):
+                raise LinkError(f"the hub did not answer {msg.NAME} within {t:g} s")
+            if not fut.done():
+                raise LinkError(f"the hub went away before answering {msg.NAME}")
+            return fut.result()
+        finally:
+            self._requests.pop(seq, None)
+
+    async def snapshot(self, timeout: float | None = None) -> p.Snapshot:
+        """A fresh snapshot; any switch that changed unseen is emitted as an event first."""
+        reply = await self.request(p.SnapshotReq(), timeout)
+        if not isinstance(reply, p.Snapshot):
+            raise LinkError(f"the hub answered a snapshot request with {reply.NAME}")
+        return reply
+
+    def raw_queue(self) -> asyncio.Queue:
+        """A queue that receives every Raw message (stop with ``drop_raw_queue``)."""
+        q: asyncio.Queue = asyncio.Queue()
+        self._raw_queues.append(q)
+        return q
+
+    def drop_raw_queue(self, q: asyncio.Queue) -> None:
+        if q in self._raw_queues:
+            self._raw_queues.remove(q)
+
+    # -- the connection loop -------------------------------------------------------
+    def _next_seq(self) -> int:
+        self._seq = self._seq % 0xFFFF + 1  # 1..65535: req 0 means unsolicited
+        return self._seq
+
+    def _status(self, state: str, detail: str, count: int = 0) -> None:
+        log.info("hub %s: %s", state, detail)
+        self._publish(StatusEvent(self.tracker.board_t, state, detail, count))
+
+    def _publish(self, ev: SourceEvent) -> None:
+        # A hub that keeps being refused would repeat itself every retry: say it once.
+        if isinstance(ev, StatusEvent) and ev.state == "error" and not self.connected:
+            if ev.detail in self._said:
+                return
+            self._said.add(ev.detail)
+        self.emit(ev)
+
+    def _down(self, reason: str) -> None:
+        was = self.connected
+        self.connected = False
+        if was or self.down_reason is None:
+            self._status("disconnected", f"hub on {self.url}: {reason}; waiting for it to come back "
+                                         "(the match waits; events meanwhile cannot be seen)")
+        self.down_reason = reason
+        self._wake()
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        delay = self.reconnect_delay
+        while not self.closed:
+            try:
+                port = await loop.run_in_executor(None, self.open_port, self.url, self.baudrate)
+            except Exception as e:  # noqa: BLE001 - any failure to open is "not there yet"
+                self._down(f"cannot open {self.url} ({e})")
+                await self.clock.sleep(delay)
+                delay = min(delay * 2, self.max_reconnect_delay)
+                continue
+            self._ident += 1
+            conn = _Conn(self, port, self._ident)
+            self._conn = conn
+            conn.start()
+            try:
+                reason, pause = await self._session(conn)
+            finally:
+                self._conn = None
+                await conn.close()
+            self._down(reason)
+            delay = self.reconnect_delay
+            await self.clock.sleep(pause)
+
+    async def _session(self, conn: _Conn) -> tuple[str, float]:
+        try:
+            return await self._converse(conn)
+        except LinkError:
+            return conn.lost or "the port failed", self.reconnect_delay
+
+    async def _converse(self, conn: _Conn) -> tuple[str, float]:
+        tr = self.tracker
+        tr.connection_started()
+        self._handshaking = False
+        self.decoder.reset()
+        self.text_seen = []
+        self._snapshot_asked = False
+        self._last_rx = self.clock.monotonic()
+        for _attempt in range(3):
+            if conn.lost:
+                return conn.lost, self.reconnect_delay
+            await self._send(p.HelloReq(), self._next_seq())
+            tr.need_hello = False
+            if await self._wait_for(lambda: not tr.awaiting_hello or tr.refused or conn.lost, self.handshake_timeout):
+                break
+        if conn.lost:
+            return conn.lost, self.reconnect_delay
+        if tr.refused:
+            return f"refused: {tr.refused}", self.refuse_delay
+        if tr.awaiting_hello:
+            if self.text_seen:
+                said = b" / ".join(self.text_seen[-3:]).decode("ascii", "replace")
+                detail = (f"the device on {self.url} is not running the Coindrel hub firmware (it printed: {said!r}); "
+                          "install it with `coindrel hub deploy`")
+                self._status("error", detail)
+                return "not a Coindrel hub", self.refuse_delay
+            return f"no answer to hello within {3 * self.handshake_timeout:g} s", self.reconnect_delay
+        hb = tr.hello.heartbeat_ms / 1000
+        silence = max(3 * hb, 1.0)
+        self._handshaking = True
+        await self._ask_snapshot()
+        if not await self._wait_for(lambda: self.connected or conn.lost, self.handshake_timeout * 2):
+            return conn.lost or "no snapshot after hello", self.reconnect_delay
+        if conn.lost:
+            return conn.lost, self.reconnect_delay
+        while True:
+            if conn.lost:
+                return conn.lost, self.reconnect_delay
+            if tr.refused:
+                return f"refused: {tr.refused}", self.refuse_delay
+            if tr.need_hello:
+                tr.need_hello = False
+                await self._send(p.HelloReq(), self._next_seq())
+            if tr.need_snapshot and (not self._snapshot_asked
+                                     or self.clock.monotonic() - self._snapshot_at > self.request_timeout):
+                await self._ask_snapshot()
+            quiet = self.clock.monotonic() - self._last_rx
+            if quiet >= silence:
+                return f"no data from the hub for {quiet:.1f} s (unplugged, reset or stuck)", self.reconnect_delay
+            wait = silence - quiet
+            if tr.need_snapshot:
+                wait = min(wait, max(0.0, self._snapshot_at + self.request_timeout - self.clock.monotonic()) + 1e-3)
+            await self._wait_for(lambda: conn.lost or tr.need_hello or (tr.need_snapshot and not self._snapshot_asked), wait)
+
+    async def _ask_snapshot(self) -> None:
+        self._snapshot_asked = True
+        self._snapshot_at = self.clock.monotonic()
+        await self._send(p.SnapshotReq(), self._next_seq())
+
+    async def _send(self, msg: p.Message, seq: int) -> None:
+        conn = self._conn
+        if conn is None or conn.lost:
+            raise LinkError(f"the hub on {self.url} is not connected")
+        try:
+            await conn.write(p.encode(msg, seq))
+        except Exception as e:  # noqa: BLE001 - a port that fails to write is gone
+            self._on_lost(conn.ident, e)
+
+    # -- callbacks from the reader thread (run on the loop) ------------------------
+    def _on_data(self, ident: int, data: bytes) -> None:
+        if self._conn is None or ident != self._conn.ident:
+            return
+        self._last_rx = self.clock.monotonic()
+        tr = self.tracker
+        for item in self.decoder.feed(data):
+            if isinstance(item, Problem):
+                self._problem(item)
+                continue
+            if isinstance(item.msg, p.Unknown) and tr.stats.unknown < 10:
+                log.warning("hub link %s: message type 0x%02x is not one this controller knows (newer firmware?); "
+                            "ignored", self.url, item.msg.type_code)
+            for ev in tr.feed(item, self._last_rx):
+                self._publish(ev)
+            if not tr.need_snapshot:
+                self._snapshot_asked = False
+                if self._handshaking and not tr.awaiting_hello and tr.hello is not None:
+                    self._mark_connected()  # before any later event in this same chunk
+        for f in tr.replies:
+            fut = self._requests.get(f.msg.req)
+            if fut is not None and not fut.done():
+                fut.set_result(f.msg)
+        tr.replies.clear()
+        for raw in tr.raw_frames:
+            for q in self._raw_queues:
+                q.put_nowait(raw)
+        tr.raw_frames.clear()
+        self._wake()
+
+    def _mark_connected(self) -> None:
+        self._handshaking = False
+        self.connected = True
+        self.down_reason = None
+        self._said.clear()
+        h = self.tracker.hello
+        cal = "" if h.calibrated else "; hall sensors not calibrated (run `coindrel hub calibrate`)"
+        self._status("connected", f"hub {h.board_id} firmware {h.firmware} on {self.url}: {len(self.cm.entries_sensed)} entry "
+                                  f"beams, {len(self.cm.exits_sensed)} exit beams, {h.n_halls} hall sensors{cal}")
+        self._wake()
+
+    def _problem(self, item: Problem) -> None:
+        self.problems += 1
+        if item.kind == "text":
+            self.text_seen = (self.text_seen + [item.data.strip()[:80]])[-5:]
+        if self.problems <= 10 or self.problems % 1000 == 0:
+            log.warning("hub link %s: %s (%d problems so far; counters: %s)", self.url, item.detail,
+                        self.problems, self.decoder.stats)
+
+    def _on_lost(self, ident: int, exc) -> None:
+        conn = self._conn
+        if conn is None or ident != conn.ident or conn.lost:
+            return
+        conn.lost = f"the port closed ({exc})" if exc else "the port closed"
+        self.connected = False
+        self._wake()
+
+    # -- waiting ---------------------------------------------------------------
+    def _wake(self) -> None:
+        self._changed.set()
+
+    async def _wait_for(self, pred, timeout: float | None) -> bool:
+        """Wait until ``pred()`` holds (True) or ``timeout`` seconds pass on the clock (False)."""
+        deadline = None if timeout is None else self.clock.monotonic() + timeout
+        while not pred():
+            sleeper = None
+            if deadline is not None:
+                left = deadline - self.clock.monotonic()
+                if left <= 0:
+                    return False
+                sleeper = asyncio.ensure_future(self.clock.sleep(left))
+            self._changed.clear()
+            waiter = asyncio.ensure_future(self._changed.wait())
+            tasks = {waiter} | ({sleeper} if sleeper else set())
+            try:
+                await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for t in tasks:
+                    t.cancel()
+        return True

@@ -1,0 +1,281 @@
+"""Frames in, board events out: the hub link's bookkeeping, without I/O.
+
+The tracker checks sequence numbers (duplicates dropped, gaps reported and
+answered with a snapshot), maps hub time to board time (microseconds since
+the hub booted, kept monotonic across a hub reset by an offset it announces),
+turns beam and hall messages into ``coindrel.events`` objects for the sensors
+the channel map wires, and remembers what the board looks like so that a
+snapshot after a gap or a reconnect yields events for whatever changed
+meanwhile. Nothing it is fed can make it raise or emit a wrong event: frames
+it cannot trust are dropped and counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..events import EntryEvent, ExitEvent, SourceEvent, StatusEvent, SwitchEvent
+from . import protocol as p
+from .channelmap import ChannelMap
+
+MAX_PENDING = 4096  # frames held while waiting for a hello
+
+
+def check_hello(msg, cm: ChannelMap) -> str | None:
+    """Why this hub cannot be used with this controller, or None."""
+    if isinstance(msg, p.ForeignHello):
+        return (f"the hub speaks protocol {msg.proto}, this controller speaks {p.PROTOCOL_VERSION}: "
+                "install the matching firmware with `coindrel hub deploy`")
+    if msg.map_hash != cm.map_hash:
+        return (f"the hub's channel map (hash {msg.map_hash.hex()}) is not this controller's ({cm.hash_hex}, "
+                f"{cm.source}): deploy the firmware built from the same map with `coindrel hub deploy`")
+    return None
+
+
+@dataclass
+class TrackerStats:
+    frames: int = 0
+    duplicates: int = 0
+    gaps: int = 0
+    missing_frames: int = 0
+    stale: int = 0
+    unknown: int = 0
+    malformed: int = 0
+    impossible: int = 0
+    hub_lost: int = 0
+    resets: int = 0
+    dropped_pending: int = 0
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class HubState:
+    """What the controller knows of the board through the hub."""
+
+    positions: dict = field(default_factory=dict)  # switch id -> (pos, raw)
+    beams: int = 0  # bit per beam id
+    raw: dict = field(default_factory=dict)  # switch id -> latest raw
+    t_us: int = 0  # hub time of the latest snapshot
+
+
+class Tracker:
+    def __init__(self, cm: ChannelMap):
+        self.cm = cm
+        self.hall_ids = {h.switch for h in cm.halls}
+        self.beam_ids = {b.beam for b in cm.beams}
+        self.stats = TrackerStats()
+        self.state = HubState()
+        self.hello: p.Hello | None = None
+        self.boot: int | None = None
+        self.offset_us = 0
+        self.board_us = 0  # latest board time, microseconds
+        self.board_at = 0.0  # Pi clock when board_us was last advanced
+        self.last_seq: int | None = None
+        self.awaiting_hello = True
+        self.pending: list[p.Frame] = []
+        self.need_snapshot = False
+        self.need_hello = False
+        self.snapshots_seen = 0
+        self.replies: list[p.Frame] = []  # answers to requests (req != 0): the link resolves them
+        self.raw_frames: list[p.Raw] = []
+        self.errors: list[p.Error] = []
+        self.refused: str | None = None
+
+    # -- time --------------------------------------------------------------
+    @property
+    def board_t(self) -> float:
+        return self.board_us / 1e6
+
+    def _t(self, t_us: int, now: float) -> float:
+        us = t_us + self.offset_us
+        if us > self.board_us:
+            self.board_us = us
+            self.board_at = now
+        return max(us, 0) / 1e6
+
+    def _status(self, state: str, detail: str, count: int = 0) -> StatusEvent:
+        return StatusEvent(self.board_t, state, detail, count)
+
+    # -- the stream ----------------------------------------------------------
+    def connection_started(self) -> None:
+        """A new connection: nothing is trusted until the hub says hello."""
+        self.awaiting_hello = True
+        self.pending.clear()
+        self.need_hello = True
+        self.refused = None
+
+    def feed(self, frame: p.Frame, now: float) -> list[SourceEvent]:
+        """One decoded frame at Pi-clock time ``now`` -> events to publish."""
+        self.stats.frames += 1
+        msg = frame.msg
+        if isinstance(msg, (p.Hello, p.ForeignHello)):
+            return self._on_hello(frame, now)
+        if self.awaiting_hello:
+            if len(self.pending) >= MAX_PENDING:
+                self.pending.pop(0)
+                self.stats.dropped_pending += 1
+            self.pending.append(frame)
+            return []
+        out: list[SourceEvent] = []
+        if not self._sequence(frame.seq, out):
+            return out
+        self._message(msg, now, out)
+        return out
+
+    def _sequence(self, seq: int, out: list, why: str = "damaged or dropped on the link") -> bool:
+        """Check ``seq`` against the last one; False when the frame must be dropped."""
+        if self.last_seq is None:
+            self.last_seq = seq
+            return True
+        expected = (self.last_seq + 1) & 0xFFFF
+        if seq == expected:
+            self.last_seq = seq
+            return True
+        if seq == self.last_seq:
+            self.stats.duplicates += 1
+            return False
+        gap = (seq - expected) & 0xFFFF
+        if gap < 0x8000:
+            self.stats.gaps += 1
+            self.stats.missing_frames += gap
+            self.need_snapshot = True
+            out.append(self._status("lost", f"{gap} frame{'s' if gap != 1 else ''} from the hub went missing "
+                                            f"({why}); asking the hub for a snapshot", gap))
+            self.last_seq = seq
+            return True
+        # Backwards: stale data, or a hub that restarted without our hearing its
+        # hello. Trust nothing more until it says hello again.
+        self.stats.stale += 1
+        self.awaiting_hello = True
+        self.need_hello = True
+        out.append(self._status("resync", f"frame {seq} after {self.last_seq}: the hub's stream went backwards; "
+                                          "asking it to say hello again"))
+        return False
+
+    def _on_hello(self, frame: p.Frame, now: float) -> list[SourceEvent]:
+        msg = frame.msg
+        reason = check_hello(msg, self.cm)
+        if reason:
+            self.refused = reason
+            self.pending.clear()
+            return [self._status("error", f"hub refused: {reason}")]
+        self.refused = None
+        self.hello = msg
+        if msg.req:
+            self.replies.append(frame)
+        out: list[SourceEvent] = []
+        pending, self.pending = self.pending, []
+        if self.boot is None or msg.boot_id != self.boot:
+            held = self._same_run(pending, frame.seq)
+            if self.boot is not None:
+                self.stats.resets += 1
+                t_min = min([msg.t_us] + [f.msg.t_us for f in held if hasattr(f.msg, "t_us")])
+                elapsed_us = max(0, int((now - self.board_at) * 1e6))
+                self.offset_us = max(self.board_us + elapsed_us - msg.t_us, self.board_us + 1 - t_min)
+                out.append(self._status("resync", f"the hub restarted (boot {msg.boot_id:08x}): its clock began again at "
+                                                  f"{msg.t_us / 1e6:.3f} s, so board time continues from "
+                                                  f"{(msg.t_us + self.offset_us) / 1e6:.3f} s; events while it was "
+                                                  "restarting are unknown; re-reading the switch positions"))
+            self.boot = msg.boot_id
+            self.last_seq = None
+        else:
+            # The same boot after a reconnect: whatever is newer than what we had.
+            held = [f for f in pending if self.last_seq is None
+                    or 0 < ((f.seq - self.last_seq) & 0xFFFF) < ((frame.seq - self.last_seq) & 0xFFFF)]
+            self.stats.dropped_pending += len(pending) - len(held)
+        self.awaiting_hello = False
+        self.need_hello = False
+        self.need_snapshot = True
+        for f in held:
+            if self._sequence(f.seq, out):
+                self._message(f.msg, now, out)
+        self._sequence(frame.seq, out, "while the link was down")
+        self._t(msg.t_us, now)
+        return out
+
+    def _same_run(self, pending: list[p.Frame], hello_seq: int) -> list[p.Frame]:
+        """The frames of a new boot held before its hello: the contiguous run
+        of sequence numbers that ends just before the hello's."""
+        keep: list[p.Frame] = []
+        want = (hello_seq - 1) & 0xFFFF
+        for f in reversed(pending):
+            if f.seq != want:
+                break
+            keep.append(f)
+            want = (want - 1) & 0xFFFF
+        keep.reverse()
+        self.stats.dropped_pending += len(pending) - len(keep)
+        return keep
+
+    # -- messages ------------------------------------------------------------
+    def _message(self, msg, now: float, out: list) -> None:
+        if isinstance(msg, p.Beam):
+            t = self._t(msg.t_us, now)
+            if msg.beam not in self.beam_ids:
+                self.stats.impossible += 1
+                out.append(self._status("error", f"the hub reported {p.beam_name(msg.beam)}, which the channel map does not wire; ignored"))
+                return
+            bit = 1 << msg.beam
+            if msg.broken:
+                self.state.beams |= bit
+                out.append(EntryEvent(t, msg.beam) if msg.beam < 8 else ExitEvent(t, msg.beam - 8))
+            else:
+                self.state.beams &= ~bit
+        elif isinstance(msg, p.Hall):
+            t = self._t(msg.t_us, now)
+            if msg.switch not in self.hall_ids:
+                self.stats.impossible += 1
+                out.append(self._status("error", f"the hub reported switch {msg.switch}, which has no hall sensor in the channel map; ignored"))
+                return
+            self.state.positions[msg.switch] = (msg.pos, msg.raw)
+            self.state.raw[msg.switch] = msg.raw
+            out.append(SwitchEvent(t, self.cm.label(msg.switch), msg.pos, msg.raw))
+        elif isinstance(msg, p.Snapshot):
+            self._snapshot(msg, now, out)
+        elif isinstance(msg, p.Heartbeat):
+            self._t(msg.t_us, now)
+            self.heartbeat = msg
+        elif isinstance(msg, p.Lost):
+            self._t(msg.t_us, now)
+            self.stats.hub_lost += msg.count
+            self.need_snapshot = True
+            where = "its beam sample buffer" if msg.where == "beams" else "its event queue"
+            out.append(self._status("lost", f"the hub lost {msg.count} event{'s' if msg.count != 1 else ''} "
+                                            f"({where} was full); asking for a snapshot", msg.count))
+        elif isinstance(msg, p.Error):
+            self._t(msg.t_us, now)
+            self.errors.append(msg)
+            out.append(self._status("error", f"hub: {msg.text or msg.code_name} ({msg.code_name})"))
+        elif isinstance(msg, p.Raw):
+            self._t(msg.t_us, now)
+            for sw, raw in msg.values:
+                self.state.raw[sw] = raw
+            self.raw_frames.append(msg)
+        elif isinstance(msg, (p.Calibration, p.Ack)):
+            pass  # answers: the link resolves them from `replies`
+        elif isinstance(msg, p.Unknown):
+            self.stats.unknown += 1
+        elif isinstance(msg, p.Malformed):
+            self.stats.malformed += 1
+            out.append(self._status("error", f"the hub sent a message that does not fit its type ({msg.reason}); ignored"))
+        if isinstance(msg, (p.Snapshot, p.Calibration, p.Ack)) and msg.req:
+            self.replies.append(p.Frame(self.last_seq or 0, msg))
+
+    def _snapshot(self, msg: p.Snapshot, now: float, out: list) -> None:
+        t = self._t(msg.t_us, now)
+        first = self.snapshots_seen == 0
+        self.snapshots_seen += 1
+        self.need_snapshot = False
+        self.state.beams = msg.beams
+        self.state.t_us = msg.t_us
+        for h in msg.halls:
+            if h.switch not in self.hall_ids:
+                self.stats.impossible += 1
+                continue
+            old = self.state.positions.get(h.switch)
+            self.state.positions[h.switch] = (h.pos, h.raw)
+            self.state.raw[h.switch] = h.raw
+            if not first and (old is None or old[0] != h.pos):
+                out.append(SwitchEvent(t, self.cm.label(h.switch), h.pos, h.raw))

@@ -1,0 +1,227 @@
+"""The board-source port: what every way of watching the board implements.
+
+A source (the hub's serial link, the Pi's own GPIO, the virtual board behind
+a hub link, ...) produces one stream of ``coindrel.events`` objects: board
+events (entry, exit, switch) and ``StatusEvent``s about the sensing itself
+(``connected``, ``disconnected``, ``lost``, ``resync``, ``error``). That
+stream is the single upward path; ``events()`` yields it in time order and
+``t`` never goes backwards (the base class holds that line for every source).
+
+Time-based behaviour (reconnect delays, timeouts) goes through an injected
+``Clock`` so tests never sleep on a wall clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import AsyncIterator, Iterable, Mapping, Protocol
+
+from ..engine import EngineError
+from ..events import SourceEvent, StatusEvent
+
+STATUS_STATES = ("connected", "disconnected", "lost", "resync", "error")
+
+
+class SourceError(EngineError):
+    """A source cannot do what was asked (not available on this build, closed, no hub)."""
+
+
+class Clock(Protocol):
+    def monotonic(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class SystemClock:
+    """The real clock: time.monotonic and asyncio.sleep."""
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+class ManualClock:
+    """A clock that moves only when told: ``await clock.advance(seconds)``.
+
+    For tests (and simulations) of anything with timeouts or retry delays:
+    ``sleep`` waits until enough time has been advanced, never on the wall clock."""
+
+    def __init__(self, start: float = 0.0):
+        self.now = start
+        self._sleepers: list[tuple[float, asyncio.Future]] = []
+        self._added: asyncio.Event | None = None
+
+    def monotonic(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        if seconds <= 0:
+            await asyncio.sleep(0)
+            return
+        fut = asyncio.get_running_loop().create_future()
+        self._sleepers.append((self.now + seconds, fut))
+        if self._added is not None:
+            self._added.set()
+        try:
+            await fut
+        finally:
+            self._sleepers = [(t, f) for t, f in self._sleepers if f is not fut]
+
+    @property
+    def sleepers(self) -> int:
+        return sum(1 for _, f in self._sleepers if not f.done())
+
+    async def wait_sleepers(self, n: int = 1) -> None:
+        """Wait until at least ``n`` tasks are sleeping on this clock (so an advance reaches them)."""
+        while self.sleepers < n:
+            self._added = self._added or asyncio.Event()
+            self._added.clear()
+            await self._added.wait()
+
+    async def advance(self, seconds: float) -> None:
+        self.now += seconds
+        for t, fut in list(self._sleepers):
+            if t <= self.now and not fut.done():
+                fut.set_result(None)
+        for _ in range(3):  # let the woken tasks run
+            await asyncio.sleep(0)
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """Which sensors and outputs a source has. Entries and exits are 0-based."""
+
+    entries: tuple[int, ...] = ()
+    exits: tuple[int, ...] = ()
+    halls: tuple[str, ...] = ()  # switch labels with a hall sensor
+    entry_leds: bool = False
+    dropper: bool = False
+    calibration: bool = False  # hall calibration can be read and written
+    raw_stream: bool = False  # raw hall readings can be streamed
+
+    def describe(self) -> str:
+        parts = [f"{len(self.entries)} entry beams", f"{len(self.exits)} exit beams", f"{len(self.halls)} hall sensors"]
+        outs = [n for n, have in (("entry LEDs", self.entry_leds), ("coin dropper", self.dropper)) if have]
+        return ", ".join(parts) + (f"; outputs: {', '.join(outs)}" if outs else "")
+
+    def cannot_check(self) -> list[str]:
+        """What the controller cannot check with these sensors, in words."""
+        notes = []
+        if len(self.entries) < 8:
+            missing = [e + 1 for e in range(8) if e not in self.entries]
+            notes.append(f"no entry beam on entry {', '.join(map(str, missing))}: entries are inferred from the cascade")
+        if len(self.exits) < 16:
+            missing = [x + 1 for x in range(16) if x not in self.exits]
+            notes.append(f"no exit beam on exit {', '.join(map(str, missing))}: coins there are not seen")
+        if not self.halls:
+            notes.append("no hall sensors: switch positions come from the engine only, flips are not checked")
+        return notes
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What a source sees at board time ``t``: switch positions (labels ->
+    L/R/mid/none, sensed switches only), raw hall readings, beams broken now."""
+
+    t: float
+    positions: Mapping[str, str] = field(default_factory=dict)
+    raw: Mapping[str, int] = field(default_factory=dict)
+    entries_blocked: frozenset[int] = frozenset()
+    exits_blocked: frozenset[int] = frozenset()
+
+    def text(self) -> str:
+        pos = " ".join(f"{k}={v}" for k, v in self.positions.items())
+        blocked = [f"entry {e + 1}" for e in sorted(self.entries_blocked)] + [f"exit {x + 1}" for x in sorted(self.exits_blocked)]
+        return f"t={self.t:.6f} {pos}" + (f" blocked: {', '.join(blocked)}" if blocked else "")
+
+
+_CLOSED = object()
+
+
+class BoardSource:
+    """Base of every backend: the event queue, monotonic time, lifecycle.
+
+    Backends call ``_emit`` (from the event loop) and ``_emit_threadsafe``
+    (from a hardware library's thread); consumers iterate ``events()``.
+    """
+
+    name = "source"
+
+    def __init__(self, clock: Clock | None = None):
+        self.clock: Clock = clock or SystemClock()
+        self.capabilities = Capabilities()
+        self._queue: asyncio.Queue = asyncio.Queue()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._last_t = 0.0
+        self.time_clamped = 0  # events whose t had to be raised to keep time monotonic
+        self.closed = False
+
+    # -- lifecycle -------------------------------------------------------
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+
+    async def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._queue.put_nowait(_CLOSED)
+
+    async def __aenter__(self):
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    # -- the upward path ---------------------------------------------------
+    def _emit(self, ev: SourceEvent) -> SourceEvent:
+        if ev.t < self._last_t:
+            self.time_clamped += 1
+            ev = dataclasses.replace(ev, t=self._last_t)
+        self._last_t = ev.t
+        self._queue.put_nowait(ev)
+        return ev
+
+    def _emit_threadsafe(self, ev: SourceEvent) -> None:
+        if self._loop is None:
+            raise SourceError(f"{self.name}: start() the source before events arrive")
+        self._loop.call_soon_threadsafe(self._emit, ev)
+
+    def _status(self, t: float, state: str, detail: str = "", count: int = 0) -> StatusEvent:
+        return self._emit(StatusEvent(t, state, detail, count))
+
+    async def events(self) -> AsyncIterator[SourceEvent]:
+        """Every event, in order, until the source is closed."""
+        while True:
+            ev = await self._queue.get()
+            if ev is _CLOSED:
+                self._queue.put_nowait(_CLOSED)  # later iterators end too
+                return
+            yield ev
+
+    def pending(self) -> list[SourceEvent]:
+        """Take the events already queued without waiting (for polling consumers and tests)."""
+        out = []
+        while not self._queue.empty():
+            ev = self._queue.get_nowait()
+            if ev is _CLOSED:
+                self._queue.put_nowait(_CLOSED)
+                break
+            out.append(ev)
+        return out
+
+    # -- the rest of the port ------------------------------------------------
+    def board_time(self) -> float:
+        """The latest board time this source has seen (seconds)."""
+        return self._last_t
+
+    async def snapshot(self, timeout: float | None = None) -> Snapshot:
+        raise NotImplementedError
+
+    async def set_outputs(self, leds: Iterable[int] | None = None, drop: int | None = None, pulse_ms: int = 150) -> None:
+        """Light the LEDs of the given entries (0-based) and/or drop a coin into ``drop``."""
+        raise SourceError(f"{self.name}: this board source has no outputs (entry LEDs and the dropper are on the Pi's header)")

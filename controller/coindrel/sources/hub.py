@@ -1,0 +1,157 @@
+"""Board source: the sensor hub on USB serial (or anything that speaks its
+protocol on a pty, ``socket://`` or ``rfc2217://`` URL, like the virtual board).
+
+    [board]
+    source = "hub"
+    [board.hub]
+    url = "/dev/coindrel-hub"        # the udev rule's stable name (systemd/99-coindrel-hub.rules)
+    channel_map = "builtin"          # or a path to the builder's own channel_map.json
+    reconnect_delay = 0.5            # seconds before trying again (doubles up to 5 s while absent)
+"""
+
+from __future__ import annotations
+
+from typing import AsyncIterator, Iterable
+
+from ..config import ConfigError, Section
+from ..hub import protocol as p
+from ..hub.channelmap import ChannelMap, ChannelMapError, load_channel_map
+from ..hub.link import HubLink, LinkError
+from .base import BoardSource, Capabilities, Clock, Snapshot, SourceError
+
+DEFAULT_URL = "/dev/coindrel-hub"
+
+
+class HubSource(BoardSource):
+    name = "hub"
+
+    def __init__(self, url: str = DEFAULT_URL, channel_map: ChannelMap | None = None, *, clock: Clock | None = None,
+                 **link_options):
+        super().__init__(clock)
+        self.url = url
+        self.cm = channel_map or load_channel_map()
+        self.link_options = link_options
+        self.link: HubLink | None = None
+        cm = self.cm
+        self.capabilities = Capabilities(entries=cm.entries_sensed, exits=cm.exits_sensed, halls=cm.switches_sensed,
+                                         entry_leds=cm.entry_leds, dropper=cm.dropper,
+                                         calibration=bool(cm.halls), raw_stream=bool(cm.halls))
+
+    async def start(self) -> None:
+        await super().start()
+        if self.link is None:
+            self.link = HubLink(self.url, self.cm, self._emit, clock=self.clock, **self.link_options)
+            await self.link.start()
+
+    async def close(self) -> None:
+        if self.link is not None:
+            await self.link.close()
+        await super().close()
+
+    def _need_link(self) -> HubLink:
+        if self.link is None or self.closed:
+            raise SourceError("hub source: start() it first (or it was closed)")
+        return self.link
+
+    async def _ask(self, msg: p.Message, timeout: float | None = None, wait_connected: float | None = None):
+        try:
+            return await self._need_link().request(msg, timeout, wait_connected)
+        except LinkError as e:
+            raise SourceError(f"hub: {e}") from None
+
+    def board_time(self) -> float:
+        t = super().board_time()
+        return max(t, self.link.tracker.board_t) if self.link else t
+
+    async def snapshot(self, timeout: float | None = None) -> Snapshot:
+        """What the hub sees now; waits for the hub when it is away (``timeout`` None: as long as it takes)."""
+        msg = await self._ask(p.SnapshotReq(), wait_connected=timeout)
+        if not isinstance(msg, p.Snapshot):
+            raise SourceError(f"hub answered a snapshot request with {msg.NAME}")
+        tr = self.link.tracker
+        labels = self.cm.label
+        return Snapshot(
+            t=max(0, msg.t_us + tr.offset_us) / 1e6,
+            positions={labels(h.switch): h.pos for h in msg.halls},
+            raw={labels(h.switch): h.raw for h in msg.halls},
+            entries_blocked=frozenset(b for b in range(8) if msg.beams >> b & 1),
+            exits_blocked=frozenset(x for x in range(16) if msg.beams >> (8 + x) & 1),
+        )
+
+    async def set_outputs(self, leds: Iterable[int] | None = None, drop: int | None = None, pulse_ms: int = 150) -> None:
+        caps = self.capabilities
+        if leds is not None and not caps.entry_leds:
+            raise SourceError("hub: the entry LEDs are not wired to the hub (hub.outputs.entry_led_pins in the channel map)")
+        if drop is not None and not caps.dropper:
+            raise SourceError("hub: the coin dropper is not wired to the hub (hub.outputs.dropper_pins in the channel map)")
+        if drop is not None and not 0 <= drop < 8:
+            raise SourceError(f"hub: cannot drop into entry {drop + 1}; entries are 1..8")
+        mask = 0
+        for e in leds or ():
+            if not 0 <= e < 8:
+                raise SourceError(f"hub: there is no entry {e + 1} to light")
+            mask |= 1 << e
+        ack = await self._ask(p.Outputs(mask, p.NO_DROP if drop is None else drop, pulse_ms), wait_connected=0)
+        if ack.status != p.OK:
+            raise SourceError(f"hub: {ack.text or p.ACK_STATUS.get(ack.status, ack.status)}")
+
+    # -- calibration (coindrel hub calibrate / calibration get|set) -------------------
+    async def calibration(self) -> p.Calibration:
+        msg = await self._ask(p.CalGet(), wait_connected=0)
+        if not isinstance(msg, p.Calibration):
+            raise SourceError(f"hub answered a calibration request with {msg.NAME}")
+        return msg
+
+    async def set_calibration(self, halls: Iterable[p.HallCal], hyst: int, beam_filter: int, hall_filter: int,
+                              save: bool = True) -> str:
+        ack = await self._ask(p.CalSet(save, hyst, beam_filter, hall_filter, tuple(halls)), wait_connected=0)
+        if ack.status != p.OK:
+            raise SourceError(f"hub refused the calibration: {ack.text or p.ACK_STATUS.get(ack.status, ack.status)}")
+        return ack.text
+
+    async def raw_stream(self, interval_ms: int = 50) -> AsyncIterator[tuple[float, dict[str, int]]]:
+        """(board time, {label: raw}) every ``interval_ms`` until the iterator is closed."""
+        link = self._need_link()
+        q = link.raw_queue()
+        try:
+            ack = await self._ask(p.RawStream(interval_ms), wait_connected=0)
+            if ack.status != p.OK:
+                raise SourceError(f"hub: {ack.text}")
+            while True:
+                raw = await q.get()
+                yield (max(0, raw.t_us + link.tracker.offset_us) / 1e6,
+                       {self.cm.label(sw): v for sw, v in raw.values})
+        finally:
+            link.drop_raw_queue(q)
+            if link.connected:
+                try:
+                    await link.request(p.RawStream(0), wait_connected=0)
+                except LinkError:
+                    pass
+
+
+def from_config(section: Section, *, clock: Clock | None = None, channel_map: ChannelMap | None = None, **options) -> HubSource:
+    url = section.str("url", DEFAULT_URL)
+    path = section.str("channel_map", "builtin")
+    if channel_map is None:
+        try:
+            channel_map = load_channel_map(None if path == "builtin" else path)
+        except ChannelMapError as e:
+            section.fail("channel_map", str(e))
+    baudrate = section.int("baudrate", 115200, lo=300, hi=12_000_000)
+    if baudrate == 1200:
+        section.fail("baudrate", "1200 baud reboots a Pico into its bootloader; leave it out (USB ignores the rate)")
+    opts = {
+        "baudrate": baudrate,
+        "reconnect_delay": section.float("reconnect_delay", 0.5, lo=0.01, hi=60),
+        "max_reconnect_delay": section.float("max_reconnect_delay", 5.0, lo=0.01, hi=600),
+        "handshake_timeout": section.float("handshake_timeout", 2.0, lo=0.1, hi=60),
+        "request_timeout": section.float("request_timeout", 3.0, lo=0.1, hi=60),
+        "refuse_delay": section.float("refuse_delay", 30.0, lo=0.1, hi=3600),
+    }
+    section.check_unknown()
+    opts.update(options)
+    return HubSource(url, channel_map, clock=clock, **opts)
+
+
+__all__ = ["HubSource", "from_config", "ConfigError"]

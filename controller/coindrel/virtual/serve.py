@@ -1,0 +1,221 @@
+"""Serving the virtual hub live: a pty (the controller opens it like
+/dev/coindrel-hub) or a TCP socket (``socket://HOST:PORT``, pyserial's URL).
+
+Virtual time is paced against a real clock with a speed factor (``kernel.Pace``);
+speed 0 runs flat out while coins, drops or faults are pending and at real
+speed when the board is idle, so heartbeats keep the link content. Commands
+from the controller are handled at the board's current time.
+
+An unplugged cable closes the port: the pty disappears (a new one, with a
+new name, appears on replug; the symlink follows it) or the TCP client is
+dropped and new connections are refused until replug.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tty
+from typing import TYPE_CHECKING
+
+from ..engine import EngineError
+
+if TYPE_CHECKING:
+    from .live import Server
+
+
+class Transport:
+    """Moves bytes between the wire hub and one client without ever blocking
+    the loop: what the client has not taken yet waits in ``backlog``."""
+
+    def __init__(self, server: "Server"):
+        self.server = server
+
+    async def open(self) -> None: ...
+
+    def connected(self) -> bool:
+        return False
+
+    def send(self, data: bytes) -> None: ...
+
+    def backlog(self) -> int:
+        return 0
+
+    async def writable(self, timeout: float) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class PtyTransport(Transport):
+    """A pty whose other end the controller opens like a serial port. The
+    slave stays open here too, so the port keeps its settings and the data
+    written while no controller has it open, as a USB serial device does."""
+
+    def __init__(self, server, link: str | None = None):
+        super().__init__(server)
+        self.link = link
+        self.master = self.slave = -1
+        self.path = ""
+        self.buf = bytearray()
+        self.waiter: asyncio.Future | None = None
+
+    async def open(self) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)  # no echo, no newline translation: bytes pass as they are
+        os.set_blocking(self.master, False)
+        self.path = os.ttyname(self.slave)
+        if self.link:
+            tmp = f"{self.link}.tmp{os.getpid()}"
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+            os.symlink(self.path, tmp)
+            os.replace(tmp, self.link)
+        asyncio.get_running_loop().add_reader(self.master, self._readable)
+        self.server.say(f"virtual hub on {self.path}" + (f" (link {self.link})" if self.link else ""))
+
+    def connected(self) -> bool:
+        return self.master >= 0
+
+    def _readable(self) -> None:
+        try:
+            data = os.read(self.master, 4096)
+        except OSError:
+            return
+        if data:
+            self.server.incoming(data)
+
+    def send(self, data: bytes) -> None:
+        self.buf += data
+        self._push()
+
+    def _push(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.buf and self.master >= 0:
+            try:
+                n = os.write(self.master, self.buf)
+            except BlockingIOError:
+                loop.add_writer(self.master, self._push)  # the reader is behind: try again when it reads
+                return
+            except OSError:
+                self.buf.clear()
+                break
+            del self.buf[:n]
+        if self.master >= 0:
+            loop.remove_writer(self.master)
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    def backlog(self) -> int:
+        return len(self.buf)
+
+    async def writable(self, timeout: float) -> None:
+        if not self.buf:
+            return
+        self.waiter = asyncio.get_running_loop().create_future()
+        try:
+            await asyncio.wait_for(self.waiter, timeout)
+        except asyncio.TimeoutError:
+            pass
+
+    async def close(self) -> None:
+        if self.master >= 0:
+            loop = asyncio.get_running_loop()
+            loop.remove_reader(self.master)
+            loop.remove_writer(self.master)
+            for fd in (self.master, self.slave):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.master = self.slave = -1
+        self.buf.clear()
+        if self.link and os.path.islink(self.link) and os.readlink(self.link) == self.path:
+            os.unlink(self.link)
+
+
+class SocketTransport(Transport):
+    """A TCP server for one client at a time (pyserial's ``socket://`` URL)."""
+
+    def __init__(self, server, host: str, port: int):
+        super().__init__(server)
+        self.host, self.port = host, port
+        self.srv: asyncio.AbstractServer | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.accepting = True
+
+    async def open(self) -> None:
+        self.srv = await asyncio.start_server(self._client, self.host, self.port)
+        self.port = self.srv.sockets[0].getsockname()[1]
+        self.server.say(f"virtual hub on socket://{self.host}:{self.port}")
+
+    @property
+    def url(self) -> str:
+        return f"socket://{self.host}:{self.port}"
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not self.accepting:
+            writer.close()
+            return
+        if self.writer is not None:  # a new client takes the port over, as reopening a serial port does
+            self.writer.close()
+        self.writer = writer
+        self.server.client_changed(True)
+        try:
+            while True:
+                data = await reader.read(4096)
+                if not data:
+                    break
+                self.server.incoming(data)
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass
+        finally:
+            if self.writer is writer:
+                self.writer = None
+                self.server.client_changed(False)
+            writer.close()
+
+    def connected(self) -> bool:
+        return self.writer is not None and not self.writer.is_closing()
+
+    def send(self, data: bytes) -> None:
+        if self.connected():
+            self.writer.write(data)
+
+    def backlog(self) -> int:
+        return self.writer.transport.get_write_buffer_size() if self.connected() else 0
+
+    async def writable(self, timeout: float) -> None:
+        if self.connected():
+            try:
+                await asyncio.wait_for(self.writer.drain(), timeout)
+            except (asyncio.TimeoutError, ConnectionError):
+                pass
+
+    async def unplug(self) -> None:
+        self.accepting = False
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+    def replug(self) -> None:
+        self.accepting = True
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        if self.srv is not None:
+            self.srv.close()
+            await self.srv.wait_closed()
+
+
+def parse_url(url: str) -> tuple[str, str | None, int | None]:
+    """``pty`` or ``socket://HOST:PORT`` -> (kind, host, port)."""
+    if url == "pty":
+        return ("pty", None, None)
+    if url.startswith("socket://"):
+        host, _, port = url[len("socket://"):].rpartition(":")
+        try:
+            return ("socket", host or "127.0.0.1", int(port))
+        except ValueError:
+            pass
+    raise EngineError(f"--serve {url!r}: write 'pty' or socket://HOST:PORT (port 0 picks a free one)")

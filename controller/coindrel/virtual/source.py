@@ -1,0 +1,162 @@
+"""The virtual board as a board source, in the controller's own process.
+
+    [board]
+    source = "virtual"
+    [board.virtual]
+    scenario = "tests/scenarios/soak-faults.toml"   # optional: drops, players, faults, seed
+    seed = 7                                         # overrides the scenario's
+    players = "greedy,random"                        # simulated players (optional)
+    matches = 1
+    speed = 1.0                                      # virtual seconds per second; 0: as fast as it goes
+    truth = "/tmp/truth.jsonl"                       # optional ground-truth log
+
+No serial link in between: events go straight from the virtual hub to the
+controller, as the hub link would deliver them (a restart of the virtual hub
+gives ``resync`` and the switches that changed; an unplugged one
+``disconnected`` and ``connected`` around that). The
+dropper and the entry LEDs are always there. The same board can be served on a
+pty instead (``coindrel virtual-board --serve``) to exercise the real link.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Iterable
+
+from ..config import Section
+from ..events import StatusEvent
+from ..sources.base import BoardSource, Capabilities, Clock, Snapshot, SourceError
+from .board import BoardConfig
+from .obs import down_events, restart_events
+from .players import PlayerSpec
+from .scenario import Scenario, build_board, load_scenario
+from .truth import TruthLog
+
+
+class _Out:
+    """Hub output -> the source's event queue."""
+
+    def __init__(self, source: "VirtualSource", snapshot):
+        self.source = source
+        self.last = {ev.switch: ev.pos for ev in snapshot}
+
+    def event(self, ev) -> None:
+        if ev.kind == "switch":
+            self.last[ev.switch] = ev.pos
+        self.source._emit(ev)  # statuses from restart_events pass through here too
+
+    def clear(self, t, kind, index, duration) -> None:
+        pass
+
+    def error(self, t, code, arg, text) -> None:
+        self.source._emit(StatusEvent(t, "error", f"hub: {text}"))
+
+    def down(self, t, why) -> None:
+        for ev in down_events(t, why):
+            self.source._emit(ev)
+
+    def boot(self, t, why, snapshot) -> None:
+        for ev in restart_events(t, why, snapshot, self.last):
+            self.event(ev)
+
+
+class VirtualSource(BoardSource):
+    name = "virtual"
+
+    def __init__(self, scenario: Scenario, speed: float = 1.0, truth: str | None = None, *, clock: Clock | None = None):
+        super().__init__(clock)
+        if speed < 0 or math.isnan(speed):
+            raise SourceError(f"virtual source: speed {speed} must be >= 0 (0: as fast as it goes)")
+        self.scenario = scenario
+        self.speed = speed
+        self.truth = TruthLog(truth) if truth else TruthLog()
+        self.board, self.driver = build_board(scenario, truth=self.truth)
+        g = self.board.geometry
+        self.capabilities = Capabilities(entries=tuple(range(g.entry_count)), exits=tuple(range(g.exit_count)),
+                                         halls=g.labels, entry_leds=True, dropper=True)
+        self.board.sinks.add(_Out(self, self.board.hub.snapshot()))
+        self.leds: tuple[int, ...] = ()
+        self._task = None
+
+    async def start(self) -> None:
+        import asyncio
+
+        await super().start()
+        if self._task is None:
+            self._emit(StatusEvent(0.0, "connected", f"virtual board, seed {self.board.config.seed}"))
+            self._task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        board, clock = self.board, self.clock
+        real0, virt0 = clock.monotonic(), board.now
+        while not self.closed:
+            if self.speed == 0:
+                board.run_until(board.now + 0.05)  # flat out, in slices so the loop stays responsive
+                await clock.sleep(0)
+                continue
+            board.run_until(virt0 + (clock.monotonic() - real0) * self.speed)
+            wait = (board.next_time() - board.now) / self.speed
+            await clock.sleep(min(max(wait, 0.001), 0.25))
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        self.board.end()
+        self.truth.close()
+        await super().close()
+
+    def board_time(self) -> float:
+        return max(super().board_time(), self.board.now)
+
+    async def snapshot(self, timeout: float | None = None) -> Snapshot:
+        hub = self.board.hub
+        broken = hub.beams_broken()
+        return Snapshot(
+            t=self.board.now,
+            positions={ev.switch: ev.pos for ev in hub.snapshot()},
+            raw={ev.switch: ev.raw for ev in hub.snapshot()},
+            entries_blocked=frozenset(i for k, i in broken if k == "entry"),
+            exits_blocked=frozenset(i for k, i in broken if k == "exit"),
+        )
+
+    async def set_outputs(self, leds: Iterable[int] | None = None, drop: int | None = None, pulse_ms: int = 150) -> None:
+        n = self.board.geometry.entry_count
+        if leds is not None:
+            bad = [e for e in leds if not 0 <= e < n]
+            if bad:
+                raise SourceError(f"virtual board: there is no entry {bad[0] + 1} to light")
+            self.leds = tuple(sorted(leds))
+        if drop is not None:
+            if not 0 <= drop < n:
+                raise SourceError(f"virtual board: cannot drop into entry {drop + 1}; entries are 1..{n}")
+            self.board.drop(drop, self.board.now + pulse_ms / 1000.0)
+
+
+def from_config(section: Section, *, clock: Clock | None = None, **options) -> VirtualSource:
+    path = section.str("scenario", None)
+    scn = load_scenario(path) if path else Scenario(BoardConfig())
+    changes = {}
+    seed = section.int("seed", None)
+    if seed is not None:
+        changes["seed"] = seed
+    start = section.str("start", None)
+    if start is not None:
+        changes["start"] = None if start == "random" else start
+    if changes:
+        scn = dataclasses.replace(scn, config=dataclasses.replace(scn.config, **changes))
+        scn.config.start_state()
+    players = section.str("players", None)
+    matches = section.int("matches", 1, lo=1)
+    if players:
+        names = [n.strip() for n in players.split(",")]
+        if len(names) != 2:
+            section.fail("players", "name two players, e.g. \"greedy,random\"")
+        spec = PlayerSpec(one=names[0], two=names[1], matches=matches)
+        spec.check(section.where("players"))
+        scn = dataclasses.replace(scn, players=spec)
+    speed = section.float("speed", 1.0, lo=0.0)
+    truth = section.str("truth", None)
+    section.check_unknown()
+    return VirtualSource(scn, speed, truth, clock=clock)

@@ -1,0 +1,122 @@
+# Fake machine module for running the hub firmware under the unix MicroPython.
+# Pin levels live in one table; simulated devices (the 74HC165 chain, the hall
+# muxes) listen to pin changes and drive the pins and ADCs the firmware reads.
+_levels = {}
+_listeners = {}
+_adc = {}
+resets = 0
+
+
+def level(pin):
+    return _levels.get(pin, 0)
+
+
+def set_level(pin, v):
+    v = 1 if v else 0
+    if _levels.get(pin) != v:
+        _levels[pin] = v
+        for f in _listeners.get(pin, ()):
+            f(v)
+
+
+def listen(pin, fn):
+    _listeners.setdefault(pin, []).append(fn)
+
+
+def set_adc(pin, fn):
+    _adc[pin] = fn
+
+
+def clear():
+    _levels.clear()
+    _listeners.clear()
+    _adc.clear()
+
+
+class Pin:
+    IN = 0
+    OUT = 1
+    OPEN_DRAIN = 2
+    PULL_UP = 1
+    PULL_DOWN = 2
+
+    def __init__(self, id, mode=-1, pull=-1, value=None):
+        self.id = id
+        self.mode = mode
+        if value is not None:
+            set_level(id, value)
+
+    def init(self, mode=-1, pull=-1, value=None):
+        if value is not None:
+            set_level(self.id, value)
+
+    def value(self, v=None):
+        if v is None:
+            return level(self.id)
+        set_level(self.id, v)
+
+    def on(self):
+        set_level(self.id, 1)
+
+    def off(self):
+        set_level(self.id, 0)
+
+    def __call__(self, v=None):
+        return self.value(v)
+
+
+class ADC:
+    def __init__(self, pin):
+        self.pin = pin if isinstance(pin, int) else pin.id
+
+    def read_u16(self):
+        v = _adc.get(self.pin, 0)
+        v = v() if callable(v) else v
+        return (v << 4) | (v >> 8)  # 12-bit reading scaled to 16 bits as the rp2 port does
+
+
+class _Mem:
+    def __init__(self):
+        self.d = {}
+
+    def __getitem__(self, a):
+        return self.d.get(a, 0)
+
+    def __setitem__(self, a, v):
+        if a == 0x50200008:  # PIO0 FDEBUG: write 1 to clear
+            self.d[a] = self.d.get(a, 0) & ~v
+        else:
+            self.d[a] = v
+
+
+mem32 = _Mem()
+
+
+def unique_id():
+    return b"\xe6\x61\x4c\x31\x1b\x7e\x6d\x2a"
+
+
+class ResetCalled(Exception):
+    pass
+
+
+def reset():
+    global resets
+    resets += 1
+    raise ResetCalled()
+
+
+def freq(hz=None):
+    return 125000000
+
+
+def disable_irq():
+    return 0
+
+
+def enable_irq(state=0):
+    pass
+
+
+def idle():
+    pass

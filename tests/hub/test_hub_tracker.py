@@ -1,0 +1,115 @@
+"""The tracker without any I/O: sequence numbers, board time across resets,
+frames held before a hello, snapshots filling in what was missed."""
+
+from __future__ import annotations
+
+from coindrel.events import EntryEvent, ExitEvent, StatusEvent, SwitchEvent
+from coindrel.hub import protocol as p
+from coindrel.hub.channelmap import load_channel_map
+from coindrel.hub.tracker import Tracker
+
+CM = load_channel_map()
+
+
+def hello(boot=1, t=1_000_000, req=0, **kw):
+    d = dict(req=req, proto=1, boot_id=boot, t_us=t, map_hash=CM.map_hash, beam_hz=10000, hall_hz=250,
+             heartbeat_ms=500, calibrated=True, entry_leds=False, dropper=False, n_beams=24, n_halls=38,
+             firmware="t", board_id="b")
+    d.update(kw)
+    return p.Hello(**d)
+
+
+def fed(tr, frames, now=0.0):
+    out = []
+    for seq, msg in frames:
+        out += tr.feed(p.Frame(seq, msg), now)
+    return out
+
+
+def started():
+    tr = Tracker(CM)
+    tr.connection_started()
+    fed(tr, [(0, hello())])
+    return tr
+
+
+def test_events_in_board_seconds_only_for_wired_sensors():
+    tr = started()
+    out = fed(tr, [(1, p.Beam(1_500_000, 3, True)), (2, p.Beam(1_510_000, 3, False, 10_000)),
+                   (3, p.Hall(1_600_000, 12, "mid", 2600)), (4, p.Beam(1_700_000, 23, True))])
+    assert out == [EntryEvent(1.5, 3), SwitchEvent(1.6, "R2S5", "mid", 2600), ExitEvent(1.7, 15)]
+
+
+def test_duplicate_dropped_gap_reported_backwards_distrusted():
+    tr = started()
+    out = fed(tr, [(1, p.Beam(2, 0, True)), (1, p.Beam(2, 0, True)), (5, p.Beam(3, 1, True))])
+    assert [type(e).__name__ for e in out] == ["EntryEvent", "StatusEvent", "EntryEvent"]
+    assert out[1].state == "lost" and out[1].count == 3 and tr.need_snapshot
+    assert tr.stats.duplicates == 1
+    out = fed(tr, [(2, p.Beam(4, 2, True)), (6, p.Beam(5, 2, True))])
+    assert [e.state for e in out] == ["resync"] and tr.awaiting_hello and tr.need_hello
+    assert tr.stats.stale == 1
+
+
+def test_seq_wraps_without_a_gap():
+    tr = Tracker(CM)
+    tr.connection_started()
+    fed(tr, [(65534, hello())])
+    out = fed(tr, [(65535, p.Beam(2, 0, True)), (0, p.Beam(3, 1, True))])
+    assert [type(e) for e in out] == [EntryEvent, EntryEvent]
+
+
+def test_reset_offsets_board_time_to_keep_it_going_forward():
+    tr = started()
+    fed(tr, [(1, p.Beam(90_000_000, 0, True))], now=100.0)
+    out = fed(tr, [(0, hello(boot=2, t=400_000))], now=103.5)
+    assert out[0].state == "resync" and "restarted" in out[0].detail
+    after = fed(tr, [(1, p.Beam(900_000, 5, True))], now=104.0)
+    assert after[0].t == 90.0 + 3.5 + 0.5  # 3.5 s of Pi time passed, then 0.5 s on the new hub clock
+    assert tr.stats.resets == 1
+
+
+def test_frames_before_a_new_boot_hello_kept_when_they_lead_up_to_it():
+    tr = Tracker(CM)
+    tr.connection_started()
+    out = fed(tr, [(7, p.Beam(5, 0, True)), (1, p.Beam(1_000, 1, True)), (2, p.Hall(2_000, 0, "mid", 1)), (3, hello(req=9))])
+    assert [type(e).__name__ for e in out] == ["EntryEvent", "SwitchEvent"]
+    assert tr.stats.dropped_pending == 1
+    assert [f.msg for f in tr.replies] and tr.replies[0].msg.req == 9
+
+
+def test_same_boot_reconnect_keeps_only_what_is_new():
+    tr = started()
+    fed(tr, [(1, p.Beam(10, 0, True)), (2, p.Beam(20, 0, False))])
+    tr.connection_started()
+    out = fed(tr, [(2, p.Beam(20, 0, False)), (3, p.Beam(30, 6, True)), (6, hello(req=4))])
+    kinds = [(type(e).__name__, getattr(e, "state", None)) for e in out]
+    assert kinds == [("EntryEvent", None), ("StatusEvent", "lost")]
+    assert out[1].count == 2 and "while the link was down" in out[1].detail
+
+
+def test_snapshot_after_a_gap_reports_what_changed():
+    tr = started()
+    halls = tuple(p.HallState(h.switch, "L", 2980) for h in CM.halls)
+    assert fed(tr, [(1, p.Snapshot(0, 10, 0, halls))]) == []  # the first one is the starting picture
+    changed = tuple(p.HallState(h.switch, "R" if h.switch == 4 else "L", 2980) for h in CM.halls)
+    out = fed(tr, [(2, p.Snapshot(0, 20, 1 << 9, changed))])
+    assert out == [SwitchEvent(0.00002, "R1S5", "R", 2980)]
+    assert tr.state.beams == 1 << 9
+
+
+def test_refusals_say_why_and_what_to_do():
+    tr = Tracker(CM)
+    tr.connection_started()
+    out = fed(tr, [(0, hello(map_hash=b"\x01" * 8))])
+    assert out[0].state == "error" and "coindrel hub deploy" in out[0].detail and tr.refused
+    out = fed(tr, [(0, p.ForeignHello(0, 9, b""))])
+    assert "protocol 9" in out[0].detail
+
+
+def test_hub_errors_and_losses_become_status_events():
+    tr = started()
+    out = fed(tr, [(1, p.Lost(5, 4, "queue")), (2, p.Error(6, 4, 17, "exit 10 beam broken for over 3 s"))])
+    assert [e.state for e in out] == ["lost", "error"] and out[0].count == 4
+    assert "exit 10 beam" in out[1].detail and "beam_blocked" in out[1].detail
+    assert all(isinstance(e, StatusEvent) for e in out)

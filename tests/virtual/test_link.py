@@ -1,0 +1,90 @@
+"""The virtual hub read through the controller's real link: ``HubSource``
+(pyserial's socket:// URL, the reader thread, decoder, tracker). A healthy
+board gives exactly the engine's outcomes; link faults give the link's
+status events and never an impossible board event."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+
+from coindrel.events import event_to_json
+from coindrel.sources.hub import HubSource
+from coindrel.virtual import BoardConfig, Collect, Scenario, build_board, fault_from_text
+from coindrel.virtual.live import Server
+from coindrel.virtual.wire import WireHub
+
+from .oracle import check_physical_facts, compare_with_engine
+from .harness import script
+
+
+def serve(scn, until, faults=()):
+    g = scn.config.geometry
+    scn.faults = [fault_from_text(f, g) for f in faults]
+    out = Collect()
+    board, _ = build_board(scn, outputs=[out])
+    server = Server(board, WireHub(board), "socket://127.0.0.1:0", speed=0, until=until, say=lambda m: None,
+                    idle_fast=True, linger=True, hold=True)
+    server.ready, server.finished = threading.Event(), threading.Event()
+    thread = threading.Thread(target=lambda: asyncio.run(server.run()), daemon=True)
+    thread.start()
+    assert server.ready.wait(10)
+    return board, out, server, thread
+
+
+async def read_through_link(server, out, want=None):
+    """Events from HubSource until it has as many board events as the hub sent."""
+    source = HubSource(server.url, reconnect_delay=0.05)
+    await source.start()
+    events = []
+    it = source.events().__aiter__()
+    try:
+        while True:
+            if server.finished.is_set():
+                wanted = want(out) if want else len(out.events)
+                if sum(1 for e in events if e.kind != "status") >= wanted:
+                    break
+            events.append(await asyncio.wait_for(it.__anext__(), 20))
+    finally:
+        await source.close()
+    return events
+
+
+def test_a_healthy_board_through_the_hub_link_is_the_engine():
+    drops, end = script(11, 1000)
+    board, out, server, thread = serve(Scenario(BoardConfig(seed=11), drops=drops), end + 3)
+    try:
+        events = asyncio.run(read_through_link(server, out))
+    finally:
+        server.stop()
+        thread.join(10)
+    truth = board.truth.lines
+    assert sum(1 for d in truth if d["kind"] == "drop") == 1000
+    board_events = [e for e in events if e.kind != "status"]
+    # the link delivers exactly what the hub observed, on the same clock (to the microsecond of the wire)
+    assert [event_to_json(e) for e in board_events] == [event_to_json(e) for e in out.events]
+    assert compare_with_engine(board_events, truth, board.geometry, board.start.rows()) == []
+    assert check_physical_facts(board_events) == []
+    assert [e.state for e in events if e.kind == "status"] == ["connected"]
+
+
+def test_link_faults_through_the_hub_link():
+    drops, end = script(12, 60)
+    faults = ["garbage,t=20,bytes=48", "dropped_frames,t=30,count=2", "hub_reset,t=60.3,boot=0.8"]
+    board, out, server, thread = serve(Scenario(BoardConfig(seed=12), drops=drops), end + 3, faults)
+    try:
+        # frames the line lost cannot arrive: wait only for what survived
+        events = asyncio.run(read_through_link(server, out, want=lambda o: len(o.events) - server.wire.dropped_events))
+    finally:
+        server.stop()
+        thread.join(10)
+    states = [e.state for e in events if e.kind == "status"]
+    assert "lost" in states and "resync" in states
+    board_events = [e for e in events if e.kind != "status"]
+    times = [e.t for e in events]
+    assert times == sorted(times)
+    # every board event the link passed on is one the hub really observed
+    seen = {json.dumps(event_to_json(e)) for e in out.events}
+    before_reset = [e for e in board_events if e.t < 60.3]
+    assert before_reset and all(json.dumps(event_to_json(e)) in seen for e in before_reset)

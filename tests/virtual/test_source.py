@@ -1,0 +1,91 @@
+"""The virtual board as an in-process board source (``[board] source =
+"virtual"``), on an injected clock: no thread, no port, no waiting."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from coindrel.config import ConfigError
+from coindrel.sources import make_source, register_source
+from coindrel.virtual.source import VirtualSource
+
+from .harness import SCENARIOS
+from .oracle import compare_with_engine
+
+register_source("virtual", "coindrel.virtual.source:from_config")
+
+
+class FakeClock:
+    def __init__(self):
+        self.t = 0.0
+
+    def monotonic(self) -> float:
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        self.t += seconds
+        await asyncio.sleep(0)
+
+
+async def collect(source, until: float):
+    await source.start()
+    while source.board.now < until:
+        await asyncio.sleep(0)  # let the source's task run; each of its sleeps moves the fake clock on
+    events = source.pending()
+    await source.close()
+    return events
+
+
+def test_players_on_the_virtual_source_match_the_engine():
+    clock = FakeClock()
+    src = make_source("virtual", {"seed": 4, "players": "greedy,random", "speed": 1.0}, clock=clock)
+    assert isinstance(src, VirtualSource) and src.capabilities.dropper and len(src.capabilities.halls) == 38
+    events = asyncio.run(collect(src, 120.0))
+    assert events[0].kind == "status" and events[0].state == "connected"
+    board_events = [e for e in events if e.kind != "status"]
+    truth = src.truth.lines
+    assert sum(1 for d in truth if d["kind"] == "drop") > 30
+    assert compare_with_engine(board_events, truth, src.board.geometry, src.board.start.rows()) == []
+    assert clock.t == pytest.approx(src.board.now, abs=0.3), "board time follows the clock at speed 1"
+
+
+def test_a_hub_restart_on_the_virtual_source_reads_like_the_link():
+    clock = FakeClock()
+    src = make_source("virtual", {"scenario": str(SCENARIOS / "faults" / "hub-reset.toml"), "speed": 0}, clock=clock)
+    events = asyncio.run(collect(src, 6.0))
+    states = [e.state for e in events if e.kind == "status"]
+    assert states == ["connected", "resync"]  # a reset keeps the port: the link sees only the new hello
+
+
+def test_dropper_and_snapshot():
+    async def go():
+        clock = FakeClock()
+        src = make_source("virtual", {"start": "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"}, clock=clock)
+        await src.start()
+        await src.set_outputs(leds=[0, 3], drop=3, pulse_ms=100)
+        await src.set_outputs(drop=3)
+        seen = []
+        while not any(e.kind == "exit" for e in seen):
+            await asyncio.sleep(0)
+            seen += src.pending()
+        snap = await src.snapshot()
+        with pytest.raises(Exception, match="entries are 1..8"):
+            await src.set_outputs(drop=8)
+        await src.close()
+        return src, seen, snap
+
+    src, seen, snap = asyncio.run(go())
+    assert src.leds == (0, 3)
+    assert [e.entry for e in seen if e.kind == "entry"] == [3, 3]
+    assert snap.positions["R1S4"] == "R" and snap.positions["R1S1"] == "L" and len(snap.positions) == 38
+
+
+def test_configuration_mistakes_name_the_key():
+    with pytest.raises(ConfigError, match="unknown key"):
+        make_source("virtual", {"sped": 2})
+    with pytest.raises(ConfigError, match="players"):
+        make_source("virtual", {"players": "greedy"})
+    with pytest.raises(Exception, match="speed"):
+        make_source("virtual", {"speed": -1})
