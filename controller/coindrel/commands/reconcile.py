@@ -1,0 +1,55 @@
+"""``coindrel reconcile LOG``: what the board did against what it should have."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+HELP = "reconcile an observation log: one JSON line per drop (verdict, diagnosis, believed board)"
+DESCRIPTION = (
+    "Reads an observation log (sensing.md section 3: a header line, then board events) and writes one "
+    "JSON line per drop (sensing.md section 4): the entry, what the engine expected, what the sensors "
+    "observed, the verdict (ok or mismatch), the ranked diagnosis and the board as believed afterwards. "
+    'Events that belong to no drop get a line with "drop": null. Lines of the log that cannot be read '
+    "are reported on standard error with their line numbers and skipped."
+)
+
+
+def add_arguments(p) -> None:
+    p.add_argument("log", help="observation log (JSON Lines), or - for standard input")
+    p.add_argument("-o", "--out", help="write the drop lines to this file instead of standard output")
+    p.add_argument("--health", action="store_true", help="print the board's health report on standard error at the end")
+    p.add_argument("--only-mismatches", action="store_true", help="write only the lines whose verdict is mismatch")
+    p.add_argument("--no-halls", action="store_true", help="the board has no hall sensors (switch positions unchecked)")
+    p.add_argument("--no-exits", action="store_true", help="the board has no exit beams")
+    p.add_argument("--no-entries", action="store_true", help="the board has no entry beams (entries are keyed in)")
+
+
+def sensors_from(args):
+    from ..reconcile import Sensors
+
+    if not (args.no_halls or args.no_exits or args.no_entries):
+        return None  # as the log's header says
+    return Sensors(entries=not args.no_entries, exits=not args.no_exits, halls=not args.no_halls)
+
+
+def run(args) -> int:
+    from ..reconcile.offline import load, reconcile_log
+
+    log = load(sys.stdin if args.log == "-" else args.log)
+    for problem in log.problems:
+        print(f"coindrel reconcile: {args.log}: {problem}", file=sys.stderr)
+    rec, reports = reconcile_log(log, sensors_from(args))
+    out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    try:
+        for report in reports:
+            if args.only_mismatches and report.ok:
+                continue
+            out.write(json.dumps(report.to_json()) + "\n")
+        out.flush()
+    finally:
+        if args.out:
+            out.close()
+    if args.health:
+        print(rec.health().text(), file=sys.stderr)
+    return 0

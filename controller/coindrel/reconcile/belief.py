@@ -1,0 +1,127 @@
+"""From a group's candidate explanations to a ranked diagnosis and the next
+set of worlds (belief correction).
+
+Confidence is a posterior: each candidate's weight is its world's weight
+times its own prior cost, normalised over every candidate found plus a share
+for explanations the search did not try (bigger when only complicated
+explanations were found). A fault's confidence is the sum over the
+candidates that use it, so two explanations that fit equally get equal
+confidence and are both listed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .faults import FIXED, INTERMITTENT, Unexplained, is_persistent, say
+from .world import World, merge_jams, normalise
+
+# The weight left for explanations not tried, relative to the best found,
+# by how many new faults the best one needs.
+UNTRIED = {0: 0.002, 1: 0.12, 2: 0.5, 3: 0.8}
+KEEP_WORLDS = 6
+WORLD_FLOOR = math.log(1e-5)
+LIST_FLOOR = 0.01
+LIST_MAX = 8
+STORY = 6  # one-off events a world remembers having assumed
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One line of a drop's diagnosis."""
+
+    fault: object
+    confidence: float
+    together: tuple = ()
+
+    @property
+    def say(self) -> str:
+        """The sentence a person reads (the display shows it)."""
+        return say(self.fault, self.together)
+
+    def to_json(self) -> dict:
+        return {
+            "fault": self.fault.name,
+            "where": self.fault.where,
+            "confidence": round(self.confidence, 2),
+            "say": self.say,
+        }
+
+
+def posterior(candidates: list) -> list[tuple]:
+    """``[(probability, candidate)]`` best first; the untried share is left out
+    of the list but taken out of the probabilities."""
+    if not candidates:
+        return []
+    # Equal weights: the explanation that blames fewer faults comes first.
+    ranked = sorted(candidates, key=lambda c: (-c.logp, len(c.shown())))
+    best = ranked[0]
+    top = best.logp
+    size = min(c.size for c in ranked)
+    other = UNTRIED.get(size, 0.9)
+    weights = [math.exp(c.logp - top) for c in ranked]
+    total = sum(weights) + other
+    return [(w / total, c) for w, c in zip(weights, ranked)]
+
+
+def findings(ranked: list[tuple], believed=None) -> list[Finding]:
+    """Each fault's summed probability over the candidates that use it. A
+    candidate from another world than the believed one also uses what that
+    world assumed and the believed one did not (its faults, and the recent
+    one-off events in its story: this drop settles an earlier ambiguity)."""
+    conf: dict = {}
+    partners: dict = {}
+    faults = believed.faults if believed is not None else frozenset()
+    story = set(believed.story) if believed is not None else set()
+    for p, c in ranked:
+        shown = c.shown()
+        if believed is not None and c.world is not believed:
+            shown += [f for f in c.world.faults if f not in faults and f not in shown]
+            shown += [f for f in c.world.story if f not in story and f not in shown]
+        shown = list(dict.fromkeys(shown))
+        for f in shown:
+            conf[f] = conf.get(f, 0.0) + p
+            if f not in partners:
+                partners[f] = tuple(g for g in shown if g != f)
+    out = [Finding(f, p, partners[f]) for f, p in conf.items() if p >= LIST_FLOOR]
+    out.sort(key=lambda x: (-x.confidence, x.fault.name, x.fault.where))
+    return out[:LIST_MAX] if out else [Finding(f, p, partners[f]) for f, p in sorted(conf.items(), key=lambda kv: -kv[1])[:1]]
+
+
+def successors(cand, geometry) -> list[World]:
+    """The worlds a candidate leads to (two when a known sensor fault did not
+    show: still there but intermittent, or fixed)."""
+    d = cand.derivation
+    faults = set(cand.world.faults)
+    faults -= set(cand.removed)
+    faults -= set(d.fixed)
+    for f in cand.new_faults():
+        if is_persistent(f):
+            faults.add(f)
+    jammed = merge_jams(cand.world.jammed, cand.trace.jams, getattr(cand, "cleared", ()))
+    codes = bytes(cand.trace.codes)
+    logp = cand.logp
+    story = (cand.world.story + tuple(f for f in cand.new_faults() if not is_persistent(f)))[-STORY:]
+    if not d.unshown:
+        return [World(geometry, codes, frozenset(faults), logp, jammed, story)]
+    n = len(d.unshown)
+    return [
+        World(geometry, codes, frozenset(faults), logp + n * math.log(INTERMITTENT), jammed, story),
+        World(geometry, codes, frozenset(faults - set(d.unshown)), logp + n * math.log(FIXED), jammed, story),
+    ]
+
+
+def next_worlds(ranked: list[tuple], geometry) -> list[World]:
+    worlds = []
+    for _, c in ranked[: KEEP_WORLDS * 4]:
+        worlds.extend(successors(c, geometry))
+    return normalise(worlds, KEEP_WORLDS, WORLD_FLOOR)
+
+
+def unexplained_world(world: World, codes: bytes) -> World:
+    """When nothing fits: keep the faults, take the corrected state."""
+    return World(world.geometry, codes, world.faults, 0.0, world.jammed, world.story)
+
+
+UNEXPLAINED = Finding(Unexplained(), 0.0)

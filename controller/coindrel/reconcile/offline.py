@@ -1,0 +1,54 @@
+"""Reconciling a recorded observation log with the same reconciler the daemon
+runs live: events are fed in time order and the clock is the events' own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..engine import EngineError, geometry_by_name
+from ..obslog import ObservationLog, read_log
+from .observed import Sensors
+from .reconciler import Reconciler
+from .report import DropReport
+from .timing import Timing
+
+
+def load(path: str | Path | Iterable[str]) -> ObservationLog:
+    """Read a log, turning an unreadable file into a message that says what to do."""
+    if isinstance(path, (str, Path)):
+        p = Path(path)
+        if not p.exists():
+            raise EngineError(f"{p}: no such observation log; give the path of a log written by the controller or coindrel virtual-board --log")
+        if p.is_dir():
+            raise EngineError(f"{p} is a folder; give the observation log file inside it")
+        try:
+            return read_log(p)
+        except UnicodeDecodeError:
+            raise EngineError(f"{p}: not a text file; an observation log is JSON Lines") from None
+        except OSError as e:
+            raise EngineError(f"{p}: cannot read it ({e.strerror})") from None
+    return read_log(path)
+
+
+def reconciler_for(log: ObservationLog, sensors: Sensors | None = None, timing: Timing | None = None) -> Reconciler:
+    """A reconciler set up as the log's header says (board, variants, start
+    state; ``sensors`` when the header names a build with fewer sensors)."""
+    header = log.header
+    geometry = geometry_by_name(header.board)
+    if sensors is None:
+        sensors = Sensors.from_dict(header.extra.get("sensors")) if isinstance(header.extra.get("sensors"), dict) else Sensors()
+    return Reconciler(geometry, header.board_state(), header.variants, sensors=sensors, timing=timing)
+
+
+def replay(rec: Reconciler, events) -> Iterator[DropReport]:
+    """Feed ``events`` (time order) and yield every report as it finishes."""
+    for ev in events:
+        rec.feed(ev)
+        yield from rec.poll(ev.t)
+    yield from rec.flush()
+
+
+def reconcile_log(log: ObservationLog, sensors: Sensors | None = None) -> tuple[Reconciler, Iterator[DropReport]]:
+    rec = reconciler_for(log, sensors)
+    return rec, replay(rec, log.events)

@@ -1,0 +1,135 @@
+"""Fast cascades under hypothetical physical faults, for the diagnosis search.
+
+The engine's ``predict`` builds a fresh transition table for every fault set;
+the diagnosis tries hundreds of fault sets per drop, so here the fault-free
+table is reused and only the rows of the faulty switches are swapped in. The
+rows themselves come from the engine's ``switch_rule`` (the rule is written
+once, in the engine), and a test checks every result against ``predict``.
+
+Unlike the engine, a trace records each coin's arrival (switch and its state
+then), which is what tells the search where a fault could have mattered, and
+keeps jammed coins per outlet so a jam clearing later can be replayed.
+"""
+
+from __future__ import annotations
+
+from ..engine import Geometry, switch_rule, topology
+from ..engine.core import COIN, HOLE, PAD_R
+
+
+class Trace:
+    """One cascade: exit counts, flips per switch, arrivals, sinks."""
+
+    __slots__ = ("exits", "flips", "arrivals", "swallowed", "jams", "codes")
+
+    def __init__(self, exits, flips, arrivals, swallowed, jams, codes):
+        self.exits = exits  # list: coins per exit
+        self.flips = flips  # list: flips per switch
+        self.arrivals = arrivals  # list of s * 8 + code at arrival, in processing order
+        self.swallowed = swallowed
+        self.jams = jams  # {(switch, side): coins stopped there}
+        self.codes = codes  # bytearray: the state afterwards
+
+    def visited(self) -> set[int]:
+        return {a >> 3 for a in self.arrivals}
+
+    def merged(self, other: "Trace") -> "Trace":
+        """This cascade followed by ``other`` (which ran on the same codes)."""
+        jams = dict(self.jams)
+        for k, v in other.jams.items():
+            jams[k] = jams.get(k, 0) + v
+        return Trace([a + b for a, b in zip(self.exits, other.exits)], [a + b for a, b in zip(self.flips, other.flips)],
+                     self.arrivals + other.arrivals, self.swallowed + other.swallowed, jams, other.codes)
+
+
+class Physics:
+    """Transition tables of one geometry with per-switch fault overrides."""
+
+    def __init__(self, geometry: Geometry):
+        self.geometry = g = geometry
+        self.n = n = g.switch_count
+        self.exit_count = g.exit_count
+        self.swallow = n + g.exit_count
+        self.jam_base = self.swallow + 1  # jam sink for (s, side) is jam_base + 2 * s + side
+        base = topology(g)
+        # Re-target the engine's hole sink to ours (same numbering, checked).
+        if base.swallow != self.swallow:  # pragma: no cover - engine layout changed
+            raise RuntimeError("engine topology numbering changed; update reconcile.physics")
+        self.base = base.table
+        self._rows: dict = {}
+        self._entry_starts = g.entry_switches
+
+    def row(self, s: int, stuck: bool = False, slips: bool = False, jam_left: bool = False, jam_right: bool = False):
+        """Switch ``s``'s transition row with the given faults (cached)."""
+        k = (s, stuck, slips, jam_left, jam_right)
+        row = self._rows.get(k)
+        if row is None:
+            g, outs = self.geometry, self.geometry.outs[s]
+            jams = (jam_left, jam_right)
+            cells = []
+            for code in range(HOLE):
+                new, sides, flipped = switch_rule(code, g.inlets[s], stuck, slips)
+                targets = tuple(self.jam_base + 2 * s + side if jams[side] else outs[side] for side in sides)
+                cells.append((new, targets, flipped))
+            cells.append((HOLE, (self.swallow,), False))
+            row = self._rows[k] = tuple(cells)
+        return row
+
+    def table(self, stuck=(), slips=(), jams=()):
+        """The fault-free table with the faulty switches' rows swapped in."""
+        if not stuck and not slips and not jams:
+            return self.base
+        table = list(self.base)
+        for s in set(stuck) | set(slips) | {j[0] for j in jams}:
+            table[s] = self.row(s, s in stuck, s in slips, (s, 0) in jams, (s, 1) in jams)
+        return table
+
+    def starts(self, entries) -> list[int]:
+        es = self._entry_starts
+        return [es[e] for e in entries]
+
+    def run(self, codes: bytearray, starts, table) -> Trace:
+        """Process coins from switch numbers ``starts`` to rest; mutates ``codes``."""
+        n, swallow = self.n, self.swallow
+        stack = list(starts)
+        pop, push = stack.pop, stack.extend
+        flips = [0] * n
+        exits = [0] * self.exit_count
+        arrivals = []
+        note = arrivals.append
+        swallowed = 0
+        jams = None
+        while stack:
+            s = pop()
+            if s < n:
+                c = codes[s]
+                new, targets, f = table[s][c]
+                note(s * 8 + c)
+                codes[s] = new
+                if f:
+                    flips[s] += 1
+                if targets:
+                    push(targets)
+            elif s < swallow:
+                exits[s - n] += 1
+            elif s == swallow:
+                swallowed += 1
+            else:
+                k = divmod(s - self.jam_base, 2)
+                jams = jams or {}
+                jams[k] = jams.get(k, 0) + 1
+        return Trace(exits, flips, arrivals, swallowed, jams or {}, codes)
+
+    # -- what a coin did at a switch, from an arrival (for pruning) -------------
+
+    def rested(self, arrival: int) -> bool:
+        """The coin came to rest on the empty pad (so a slipping pad matters)."""
+        s, code = arrival >> 3, arrival & 7
+        return code != HOLE and (code & PAD_R) == self.geometry.inlets[s] and not code & COIN
+
+    def sides_used(self, arrival: int, stuck: bool = False, slips: bool = False) -> tuple[int, ...]:
+        """Outlets the coins left by, so a jam there would have mattered."""
+        s, code = arrival >> 3, arrival & 7
+        if code == HOLE:
+            return ()
+        return switch_rule(code, self.geometry.inlets[s], stuck, slips)[1]

@@ -1,0 +1,240 @@
+"""The live reconciler: the daemon feeds it board events as they come and
+polls it with the board's clock; it hands back a report for every finished
+drop (and every group of events outside drops), keeps the belief of the board
+as it really is, and the board's health. ``coindrel reconcile`` drives the
+same object from a log.
+
+    rec = Reconciler(geometry, state, variants)
+    rec.feed(event)              # every board event, in time order
+    for report in rec.poll(now): # now: board clock (the hub's timestamps)
+        ...                      # report.to_json() is a sensing.md section 4 line
+    rec.belief                   # BoardState the next drop is predicted from
+    rec.health()                 # HealthReport
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from ..engine import BoardState, Geometry, Variants, standard_geometry
+from ..engine.core import HOLE, PAD_R
+from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
+from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior
+from .faults import EventsLost
+from .grouping import Group
+from .health import HealthTracker
+from .observed import Observed, Sensors, observe_events
+from .physics import Physics
+from .report import DropReport, drop_times
+from .reporting import drop_reports, fallback_codes, plain_reports, stray_report
+from .search import Search
+from .sensors import derive
+from .stray import explain_stray
+from .timing import Timing
+from .world import World, fault_index, marginals
+
+LIVE = math.log(1e-4)  # worlds less likely than this (relative to the best) are dropped
+LIVE_MAX = 4
+MAX_SIZE = 4  # explanations needing more new faults than this are not offered
+
+
+def initial_readings(state: BoardState) -> list[str]:
+    return ["none" if c == HOLE else "LR"[c & PAD_R] for c in state.codes]
+
+
+class Reconciler:
+    def __init__(
+        self,
+        geometry: Geometry | None = None,
+        state: BoardState | str | list | None = None,
+        variants: Variants | None = None,
+        *,
+        sensors: Sensors | None = None,
+        timing: Timing | None = None,
+        expect_drops: bool = True,
+        budget: int = 3000,
+    ):
+        if isinstance(state, BoardState):
+            geometry = geometry or state.geometry
+        g = self.geometry = geometry or standard_geometry()
+        if state is None:
+            state = BoardState.empty(g)
+        elif not isinstance(state, BoardState):
+            state = BoardState.parse(state, g)
+        self.variants = variants or Variants()
+        if self.variants.holes and not state.holes():
+            state = state.copy()
+            state.make_holes_in_place()
+        self.physics = Physics(g)
+        self.labels = g.labels
+        self.switch_index = {label: i for i, label in enumerate(g.labels)}
+        self.sensors = sensors or Sensors()
+        self.timing = timing or Timing()
+        self.budget = budget
+        self.expecting = expect_drops  # the daemon clears this while no drop can come (reveal, pause)
+        self.worlds = [World(g, state.codes)]
+        self.readings = initial_readings(state)
+        self.proven: set[int] = set()
+        self.drops = 0
+        self.tracker = HealthTracker()
+        self.evaluations = 0
+        self._group: Group | None = None
+        self._out: list[DropReport] = []
+        self._lost_at: float | None = None
+
+    # -- the live API --------------------------------------------------------------
+
+    def feed(self, ev) -> None:
+        """One board event (or a source's status event), in time order."""
+        if isinstance(ev, StatusEvent):
+            if ev.state in ("lost", "disconnected", "resync", "error"):
+                if self._group is not None:
+                    self._group.lost += max(1, ev.count)
+                else:
+                    self._lost_at = ev.t
+            return
+        if isinstance(ev, SwitchEvent) and ev.switch not in self.switch_index:
+            raise EventError(f"switch event names {ev.switch}, which is not on board {self.geometry.name!r}")
+        group = self._group
+        if group is not None and (
+            ev.t > group.deadline(self.timing)
+            # A coin going in after a quiet spell is the next drop: whatever the
+            # open group still expects is missing, not late.
+            or (isinstance(ev, EntryEvent) and ((not group.is_drop and not group.in_transit(ev.t)) or ev.t - group.last_t > self.timing.quiet))
+        ):
+            self._close()
+            group = None
+        if group is None:
+            self._group = Group(ev, self.readings, self.switch_index, self._expect)
+            if self._lost_at is not None and ev.t - self._lost_at <= self.timing.patience:
+                self._group.lost += 1
+            self._lost_at = None
+        else:
+            group.add(ev, self.switch_index)
+
+    def poll(self, now: float) -> list[DropReport]:
+        """Reports of every drop finished by ``now`` (board clock)."""
+        if self._group is not None and now > self._group.deadline(self.timing):
+            self._close()
+        out, self._out = self._out, []
+        return out
+
+    def flush(self) -> list[DropReport]:
+        """Finish whatever is open (end of a log, end of a session)."""
+        if self._group is not None:
+            self._close()
+        out, self._out = self._out, []
+        return out
+
+    @property
+    def busy(self) -> bool:
+        """A group of events is open (coins may still be falling)."""
+        return self._group is not None
+
+    @property
+    def belief(self) -> BoardState:
+        return BoardState(self.geometry, self.worlds[0].codes)
+
+    def health(self):
+        return self.tracker.report(marginals(self.worlds), self.timing, self.sensors, self.geometry)
+
+    def reset(self, state: BoardState, keep_faults: bool = True) -> None:
+        """The match set the board (new match, undo): believe ``state`` now."""
+        self.flush()
+        faults = self.worlds[0].faults if keep_faults else frozenset()
+        self.worlds = [World(self.geometry, state.codes, faults)]
+
+    # -- inside ------------------------------------------------------------------------
+
+    def _expect(self, entries):
+        w = self.worlds[0]
+        idx = w.index
+        trace = self.physics.run(bytearray(w.codes), self.physics.starts(entries), self.physics.table(idx.stuck, idx.slips, idx.jams))
+        return trace.exits, trace.flips
+
+    def _close(self) -> None:
+        group, self._group = self._group, None
+        obs = observe_events(group.ordered(), self.readings, self.switch_index, self.geometry.switch_count, self.geometry.exit_count,
+                             self.geometry.entry_count).mark_coin_like(self.timing.flip_limit, self.timing.flip_floor)
+        if obs.changes_nothing():
+            return
+        started = time.perf_counter()
+        reports = self._lost(obs, group.lost) if group.lost else self._reconcile(obs)
+        ms = (time.perf_counter() - started) * 1000.0
+        for r in reports:
+            r.search_ms = ms
+            r.t_end = obs.t1
+            self.tracker.record(r)
+        self._out.extend(reports)
+        for s in obs.active:
+            self.readings[s] = obs.final[s]
+
+    def _reconcile(self, obs: Observed) -> list[DropReport]:
+        prev = self.worlds[0]
+        live = [w for w in self.worlds if w.logw >= LIVE]
+        searched = min(LIVE_MAX, len(live))
+        search = Search(self.physics, obs, [e for _, e in obs.entries], self.sensors, self.timing.chatter_window, self.labels,
+                        self.budget, self.timing.flip_limit, self.proven)
+        if obs.entries:
+            cands = search.run(live, searched)
+        else:
+            cands = explain_stray(search, live, self.expecting, searched)
+        self.evaluations += search.evaluations
+        cands = [c for c in cands if c.size <= MAX_SIZE]
+        ranked = posterior(cands)
+        if not ranked:
+            return self._unexplained(obs, prev)
+        best = ranked[0][1]
+        # ok: a healthy board in the believed state does exactly this, and the
+        # best explanation needs no fault (two counts 40 ms apart in one entry
+        # fit two coins, but one coin and a chattering beam fit better).
+        if not best.shown() and best.world is not prev and self._healthy(obs, best.world):
+            # The drop fits, cleanly, a board state the controller held as the
+            # less likely one after an earlier ambiguous drop: nothing went
+            # wrong now; that state was the right one.
+            prev = best.world
+        ok = not best.shown() and self._healthy(obs, prev)
+        found = findings(ranked, prev)
+        self.worlds = next_worlds(ranked, self.geometry)
+        self._prove(best)
+        order = drop_times(obs, best, self.timing.chatter_window)
+        if not order:
+            return [stray_report(self.physics, obs, best, found, ok, ranked, self.worlds[0].codes)]
+        reports = drop_reports(self.physics, obs, best, order, found, prev.codes, ok, ranked, self.drops + 1, self.worlds[0].codes)
+        self.drops += len(reports)
+        if ok and all(r.ok for r in reports):
+            self.timing.learn(obs)
+        return reports
+
+    def _prove(self, best) -> None:
+        """Coins of the best explanation met these switches, so their pad
+        sides are confirmed; a hand (or a hall alone) makes them hearsay again."""
+        for m in best.moves:
+            if m.kind in ("hand", "hand_after", "pad"):
+                self.proven.discard(m.s)
+        for f in best.derivation.new:
+            if f.name in ("hall_fault", "switch_unseated"):
+                self.proven.discard(self.switch_index[f.switch])
+        self.proven.update(a >> 3 for a in best.trace.arrivals)
+
+    def _healthy(self, obs: Observed, prev: World) -> bool:
+        """The observation is exactly what a healthy board in the believed state does."""
+        entries = [e for _, e in obs.entries]
+        trace = self.physics.run(bytearray(prev.codes), self.physics.starts(entries), self.physics.base)
+        counts = list(obs.entry_counts)
+        d = derive(obs, fault_index(frozenset(), self.geometry), self.labels, counts, trace, (), self.sensors, self.timing.chatter_window)
+        return d is not None and not d.new
+
+    def _plain(self, obs, prev: World, finding: Finding) -> list[DropReport]:
+        codes = fallback_codes(self.physics, obs, prev)
+        self.worlds = [World(self.geometry, codes, prev.faults, 0.0, prev.jammed, prev.story)]
+        reports = plain_reports(self.physics, obs, prev.codes, finding, self.drops + 1, codes)
+        self.drops += sum(1 for r in reports if r.drop is not None)
+        return reports
+
+    def _lost(self, obs, count: int) -> list[DropReport]:
+        return self._plain(obs, self.worlds[0], Finding(EventsLost(count), 1.0))
+
+    def _unexplained(self, obs, prev) -> list[DropReport]:
+        return self._plain(obs, prev, Finding(UNEXPLAINED.fault, 1.0))

@@ -1,0 +1,170 @@
+"""Building the report lines of a reconciled group: one per drop (its share
+of the group's cascade, expected against observed), or one for events that
+belong to no drop, or plain lines when the group could not be checked."""
+
+from __future__ import annotations
+
+from ..engine.core import HOLE, PAD_R
+from .report import DropReport, attribute, drop_extras, healthy, rows, split
+
+
+def drop_reports(physics, obs, best, order, found, prev_codes: bytes, ok: bool, ranked, first: int, final_codes: bytes) -> list[DropReport]:
+    """Reports numbered from ``first`` for the drops in ``order`` ((t, entry, seen))."""
+    g, labels = physics.geometry, physics.geometry.labels
+    parts = split(physics, best, [e for _, e, _ in order])
+    if len(order) == 1:
+        seen_exits = [tuple(sorted(x for _, x in obs.exits))]
+        seen_flips = [obs.flips_json(labels)]
+    else:
+        seen_exits, seen_flips = attribute_events(obs, parts, labels)
+    reports, visits = [], []
+    extra = drop_extras(obs, best, order)
+    # A change to the belief (a coin added or taken, a pad the hall hid)
+    # happened before the group; it shows in the first drop that meets it,
+    # so until then each drop is predicted as the controller believed.
+    believed = {m.s for m in best.moves if m.kind in ("add", "remove", "pad")}
+    for i, ((t, e, seen), (trace, before, after)) in enumerate(zip(order, parts)):
+        if believed:
+            start = bytearray(before)
+            for s in believed:
+                start[s] = prev_codes[s]
+            before = bytes(start)
+            believed -= trace.visited()
+        expected = healthy(g, before, e)
+        rep = DropReport(
+            drop=first + i,
+            entry=e,
+            entry_seen=seen,
+            t=t,
+            expected_exits=expected.exits,
+            expected_flips=expected.flips_by_label(),
+            observed_exits=seen_exits[i],
+            observed_flips=seen_flips[i],
+            scored_exits=tuple(x for x, n in enumerate(trace.exits) for _ in range(n)),
+            state=rows(g, after),
+        )
+        if not seen:  # when its coin first showed: the first event on its way down
+            times = [tt for s in trace.visited() for tt, _ in obs.readings.get(s, ())]
+            times += [tx for tx, x in obs.exits if trace.exits[x]]
+            rep.t = min(times, default=t)
+        differs = not seen or extra[i] or rep.observed_exits != rep.expected_exits or rep.observed_flips != rep.expected_flips
+        rep.verdict = "mismatch" if not ok and (differs or len(order) == 1) else "ok"
+        reports.append(rep)
+        visits.append(trace.visited())
+    if not ok and all(r.ok for r in reports):
+        # Only where switches came to rest differs: blame the last drop that met them.
+        odd = odd_positions(physics, obs, prev_codes, [e for _, e, _ in order])
+        hit = [i for i, v in enumerate(visits) if v & odd]
+        reports[hit[-1] if hit else -1].verdict = "mismatch"
+    reports[-1].state = rows(g, final_codes)
+    alternatives = simplest(ranked)
+    for r in reports:
+        if not r.ok:
+            r.diagnosis = list(found)
+            r.alternatives = alternatives
+    return reports
+
+
+def odd_positions(physics, obs, prev_codes: bytes, entries) -> set:
+    """Switches whose reading at the end is not what a healthy board would show."""
+    codes = bytearray(prev_codes)
+    physics.run(codes, physics.starts(entries), physics.base)
+    odd = set()
+    for s in obs.active:
+        side = obs.settled_final(s)
+        if codes[s] == HOLE:
+            if obs.final[s] != "none":
+                odd.add(s)
+        elif side is None or side != codes[s] & PAD_R:
+            odd.add(s)
+    return odd
+
+
+def attribute_events(obs, parts, labels):
+    """Each drop's share of the group's exit and flip events."""
+    exit_times: dict = {}
+    for t, x in obs.exits:
+        exit_times.setdefault(x, []).append(t)
+    qx = [{x: n for x, n in enumerate(tr.exits) if n} for tr, _, _ in parts]
+    ax = attribute(exit_times, qx)
+    flip_times = {s: ts for s, ts in obs.flip_times.items() if obs.flips[s] is not None and ts}
+    qf = [{s: n for s, n in enumerate(tr.flips) if n} for tr, _, _ in parts]
+    af = attribute(flip_times, qf)
+    exits = [tuple(sorted(x for x, n in a.items() for _ in range(n))) for a in ax]
+    flips = [{labels[s]: n for s, n in a.items()} for a in af]
+    for s in obs.active:
+        if obs.flips[s] is None:
+            owners = [i for i, q in enumerate(qf) if q.get(s)] or [len(parts) - 1]
+            for i in owners:
+                flips[i][labels[s]] = None
+    return exits, flips
+
+
+def stray_report(physics, obs, best, found, ok: bool, ranked, final_codes: bytes) -> DropReport:
+    return DropReport(
+        alternatives=simplest(ranked),
+        drop=None,
+        entry=None,
+        entry_seen=False,
+        t=obs.t0,
+        observed_exits=tuple(sorted(x for _, x in obs.exits)),
+        observed_flips=obs.flips_json(physics.geometry.labels),
+        verdict="ok" if ok else "mismatch",
+        diagnosis=[] if ok else list(found),
+        state=rows(physics.geometry, final_codes),
+        scored_exits=tuple(x for x, n in enumerate(best.trace.exits) for _ in range(n)),
+        events=list(obs.events),
+    )
+
+
+def fallback_codes(physics, obs, world) -> bytes:
+    """The belief when a group cannot be checked: the engine's prediction with
+    every trusted hall's final side taken over."""
+    idx = world.index
+    codes = bytearray(world.codes)
+    physics.run(codes, physics.starts([e for _, e in obs.entries]), physics.table(idx.stuck, idx.slips, idx.jams))
+    for s in obs.active:
+        side = obs.settled_final(s)
+        if side is not None and codes[s] != HOLE and s not in idx.halls:
+            codes[s] = (codes[s] & ~PAD_R & 0xFF) | side
+    return bytes(codes)
+
+
+def plain_reports(physics, obs, prev_codes: bytes, finding, first: int, final_codes: bytes) -> list[DropReport]:
+    """Mismatch lines with one finding (events lost, nothing explains it): one
+    per entry the beams saw, or one outside drops."""
+    g, labels = physics.geometry, physics.geometry.labels
+    if not obs.entries:
+        return [DropReport(None, None, False, obs.t0, observed_exits=tuple(sorted(x for _, x in obs.exits)),
+                           observed_flips=obs.flips_json(labels), verdict="mismatch", diagnosis=[finding],
+                           state=rows(g, final_codes), events=list(obs.events))]
+    reports = []
+    codes = prev_codes
+    for i, (t, e) in enumerate(obs.entries):
+        expected = healthy(g, codes, e)
+        codes = expected.board.codes
+        last = i == len(obs.entries) - 1
+        reports.append(DropReport(
+            first + i, e, True, t,
+            expected_exits=expected.exits, expected_flips=expected.flips_by_label(),
+            observed_exits=tuple(sorted(x for _, x in obs.exits)) if last else (),
+            observed_flips=obs.flips_json(labels) if last else {},
+            verdict="mismatch", diagnosis=[finding], scored_exits=expected.exits,
+            state=rows(g, final_codes if last else codes),
+        ))
+    return reports
+
+
+def simplest(ranked) -> list:
+    """What the simplest explanations found use, each as a set of (name, where):
+    when they do not all share a fault, the evidence could not tell them apart."""
+    if not ranked:
+        return []
+    size = min(c.size for _, c in ranked)
+    out = []
+    for _, c in ranked:
+        if c.size == size:
+            keys = frozenset((f.name, f.where) for f in c.shown())
+            if keys not in out:
+                out.append(keys)
+    return out

@@ -1,0 +1,352 @@
+"""The diagnosis search: which changes to a world make the engine reproduce
+what the sensors reported.
+
+A *move* is one hypothesised change: a physical fault (stuck, pad not
+holding, jam), a belief change (coin added or removed, a pad on the other
+side because its hall was lying, a rocker a hand moved before or after the
+coins passed), a known physical fault gone, a coin in an entry whose beam
+missed it, or an entry's repeated counts being one coin. Sensor faults are
+not moves: ``derive`` adds the ones a hypothesis needs.
+
+The search runs in levels, cheapest first, and stops at the first level that
+explains the drop: the world as it is (known faults included), one move,
+then two moves (within a budget of tries and time). Moves are only generated
+where they could matter: at switches a coin of that cascade reached, for
+outlets a coin left through, for rockers that went over as slowly as a hand
+moves them, so a drop touching 12 switches tries a few dozen single moves,
+not 38 x 9.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+from ..engine import EntrySensorDead, HallFault, Jam, PadNotHolding, SwitchStuck
+from ..engine.core import COIN, HOLE, PAD_R
+from .faults import FIXED, HALL_WAS_WRONG, PRIOR, CoinAdded, CoinRemoved, EntrySensorChatter, MovedByHand, SwitchUnseated
+from .observed import Observed, Sensors
+from .physics import Physics
+from .sensors import derive
+
+_LOG = {name: math.log(p) for name, p in PRIOR.items()}
+# How much longer a known hall fault makes us doubt the pad it hides.
+DOUBT_HIDDEN_PAD = math.log(0.2)
+# A pad side a coin has since proven (its cascade fitted) is rarely wrong.
+PROVEN = math.log(0.05)
+TWO_COINS_AT_ONCE = math.log(1e-4)
+ANOTHER_COIN = math.log(0.3)
+SILENT_DROP = math.log(0.3)
+HAND_IN_DROP = math.log(0.3)  # hands in the board are rarer while coins fall
+# A fit with no new fault but with an odd timing or a doubtful pad is not the
+# end of the search: one new fault might fit better.
+GOOD_ENOUGH = math.log(0.5)
+
+
+@dataclass(frozen=True)
+class Move:
+    kind: str  # stuck slip jam add remove pad fix entry entry+rest unchatter hand hand_after (stray: cleared)
+    s: int = -1  # switch (or entry for entry moves)
+    side: int = -1
+    fault: object = None  # what a person is told (None: the derivation names it)
+    cost: float = 0.0
+
+
+@dataclass
+class Candidate:
+    world: object
+    moves: tuple
+    entries: tuple  # true entries, in drop order
+    trace: object
+    derivation: object
+    cost: float  # log: moves + derived sensor faults
+    hand: dict = field(default_factory=dict)  # stray groups: switch -> hand flips
+    codes0: bytes = b""  # the state the cascade started from (moves applied)
+    stuck: frozenset = frozenset()
+    slips: frozenset = frozenset()
+    jams: frozenset = frozenset()
+    removed: frozenset = frozenset()  # known faults this candidate drops (fixed)
+    cleared: tuple = ()  # jammed outlets whose coins came free
+
+    @property
+    def logp(self) -> float:
+        return self.world.logw + self.cost
+
+    @property
+    def size(self) -> int:
+        """How many new things this explanation claims (for single-before-pair)."""
+        return sum(1 for m in self.moves if m.kind not in ("entry", "entry+rest", "unchatter")) + len(self.derivation.new)
+
+    def new_faults(self) -> list:
+        out = [m.fault for m in self.moves if m.fault is not None and m.kind != "fix"]
+        out.extend(self.derivation.new)
+        return out
+
+    def shown(self) -> list:
+        """Every fault this explanation uses to account for the drop."""
+        out = list(dict.fromkeys(self.new_faults() + list(self.derivation.exercised)))
+        idx = self.world.index
+        for a in self.trace.arrivals:  # known physical faults a coin met
+            s = a >> 3
+            for f in idx.at(s):
+                if isinstance(f, (SwitchStuck, PadNotHolding, Jam)) and f not in out and f not in self.removed:
+                    if _mattered(f, a, self):
+                        out.append(f)
+        return out
+
+
+def _mattered(f, arrival: int, cand: Candidate) -> bool:
+    code = arrival & 7
+    s = arrival >> 3
+    g = cand.world.geometry
+    if code == HOLE:
+        return False
+    rests = (code & PAD_R) == g.inlets[s] and not code & COIN
+    if isinstance(f, SwitchStuck):
+        return not rests or s in cand.slips
+    if isinstance(f, PadNotHolding):
+        return rests
+    return bool(cand.trace.jams.get((s, f.side)))
+
+
+class Search:
+    """One group's search over the live worlds."""
+
+    def __init__(self, physics: Physics, obs: Observed, entries: list[int], sensors: Sensors, chatter_window: float, labels,
+                 budget: int = 3000, flip_limit: float = 0.08, proven: frozenset | set = frozenset(), time_budget: float = 0.03):
+        self.physics = physics
+        self.obs = obs
+        self.entries = list(entries)
+        self.sensors = sensors
+        self.chatter_window = chatter_window
+        self.labels = labels
+        self.budget = budget
+        self.deadline = time.perf_counter() + time_budget  # pairs stop here (singles always finish)
+        self.flip_limit = flip_limit
+        self.proven = proven  # switches whose pad side a cascade has confirmed since the hall alone last set it
+        self.evaluations = 0
+        self.exhausted = False  # the pair search ran out of time or tries
+        self.candidates: list[Candidate] = []
+        self._seen: set = set()
+        # Two counts of one entry closer than a chattering beam re-triggers are
+        # hardly two coins: nobody drops coins into one slot that fast.
+        self.close_counts = {}
+        for e in set(self.entries):
+            times = [t for t, x in obs.entries if x == e]
+            self.close_counts[e] = sum(1 for a, b in zip(times, times[1:]) if b - a <= chatter_window)
+
+    # -- one hypothesis ---------------------------------------------------------
+
+    def evaluate(self, world, moves: tuple):
+        """Run ``world`` changed by ``moves``; returns (trace, candidate or None)."""
+        self.evaluations += 1
+        idx = world.index
+        codes = bytearray(world.codes)
+        stuck, slips, jams = set(idx.stuck), set(idx.slips), set(idx.jams)
+        entries = list(self.entries)
+        assumed: set = set()
+        removed = []
+        cost = 0.0
+        hand: dict = {}
+        tipped: list = []  # coins a hand tipped off before the drop's coins came
+        after: list = []  # switches a hand moved after the coins had passed
+        for m in moves:
+            cost += m.cost
+            k, s = m.kind, m.s
+            if k == "stuck":
+                stuck.add(s)
+            elif k == "slip":
+                slips.add(s)
+            elif k == "jam":
+                jams.add((s, m.side))
+            elif k == "add":
+                codes[s] |= COIN
+            elif k == "remove":
+                codes[s] &= ~COIN & 0xFF
+            elif k == "pad":
+                codes[s] ^= PAD_R
+                assumed.add(s)
+            elif k == "fix":
+                removed.append(m.fault)
+                if isinstance(m.fault, SwitchStuck):
+                    stuck.discard(s)
+                elif isinstance(m.fault, PadNotHolding):
+                    slips.discard(s)
+                else:
+                    jams.discard((s, m.side))
+            elif k in ("entry", "entry+rest"):
+                if self.entries:  # a second coin at the same moment as one the beams saw
+                    cost += TWO_COINS_AT_ONCE if s in self.entries else ANOTHER_COIN
+                entries.append(s)
+                if k == "entry+rest":
+                    codes[self.physics.geometry.entry_switches[s]] |= COIN
+            elif k == "unchatter":  # every repeat of this entry was the beam, not a coin
+                for _ in range(self.close_counts.get(s, 0)):
+                    entries.remove(s)
+            elif k == "hand":
+                old, coin = codes[s] & PAD_R, codes[s] & COIN
+                codes[s] = 1 - old
+                hand[s] = hand.get(s, 0) + 1
+                if coin:
+                    tipped.append(self.physics.geometry.outs[s][old])
+            elif k == "hand_after":
+                after.append(s)
+                hand[s] = hand.get(s, 0) + 1
+        for e, close in self.close_counts.items():
+            if close and e in self.entries:
+                kept = close - (self.entries.count(e) - entries.count(e))
+                cost += max(0, kept) * TWO_COINS_AT_ONCE
+        codes0 = bytes(codes)
+        table = self.physics.table(stuck, slips, jams)
+        trace = self.physics.run(codes, self.physics.starts(entries) + tipped, table)
+        for s in after:
+            old, coin = codes[s] & PAD_R, codes[s] & COIN
+            codes[s] = 1 - old
+            if coin:
+                trace = trace.merged(self.physics.run(codes, [self.physics.geometry.outs[s][old]], table))
+        counts = [0] * self.obs.entry_count
+        for e in entries:
+            counts[e] += 1
+        d = derive(self.obs, idx, self.labels, counts, trace, assumed, self.sensors, self.chatter_window, hand_flips=hand or None)
+        if d is None:
+            return trace, None
+        cand = Candidate(world, moves, tuple(entries), trace, d, cost + d.cost, codes0=codes0,
+                         stuck=frozenset(stuck), slips=frozenset(slips), jams=frozenset(jams), removed=frozenset(removed))
+        self._keep(cand)
+        # A hall reading ``mid`` at rest: an unseated rocker, or a drifted sensor.
+        for f in d.new:
+            if isinstance(f, SwitchUnseated):
+                alt = _swap(d, f, HallFault(f.switch), _LOG["hall_fault"] - _LOG["switch_unseated"])
+                self._keep(Candidate(world, moves, tuple(entries), trace, alt, cost + alt.cost, codes0=codes0,
+                                     stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed))
+        return trace, cand
+
+    def _keep(self, cand: Candidate) -> None:
+        key = (id(cand.world), frozenset(cand.moves), tuple(cand.derivation.new))
+        if key not in self._seen:
+            self._seen.add(key)
+            self.candidates.append(cand)
+
+    # -- where moves could matter -------------------------------------------------
+
+    def moves(self, world, trace, base: tuple = ()) -> list[Move]:
+        idx = world.index
+        labels = self.labels
+        taken = {(m.kind, m.s, m.side) for m in base}
+        base_stuck = idx.stuck | {m.s for m in base if m.kind == "stuck"}
+        base_slips = idx.slips | {m.s for m in base if m.kind == "slip"}
+        base_pad = {m.s for m in base if m.kind in ("pad", "add", "remove")}
+        out: list[Move] = []
+        seen_switch: set = set()
+        sides: set = set()
+        for a in trace.arrivals:
+            s = a >> 3
+            st, sl = s in base_stuck, s in base_slips
+            for side in self.physics.sides_used(a, st, sl):
+                sides.add((s, side))
+            if s in seen_switch:
+                continue
+            seen_switch.add(s)
+            code = world.codes[s]
+            if code == HOLE:
+                continue
+            label = labels[s]
+            if trace.flips[s] and not st:
+                out.append(Move("stuck", s, fault=SwitchStuck(label), cost=_LOG["switch_stuck"]))
+            if not sl and any(self.physics.rested(b) for b in trace.arrivals if b >> 3 == s):
+                out.append(Move("slip", s, fault=PadNotHolding(label), cost=_LOG["pad_not_holding"]))
+            if s not in base_pad:
+                if code & COIN:
+                    out.append(Move("remove", s, fault=CoinRemoved(label), cost=_LOG["coin_removed"]))
+                else:
+                    out.append(Move("add", s, fault=CoinAdded(label), cost=_LOG["coin_added"]))
+                if s in idx.halls:
+                    out.append(Move("pad", s, fault=HallFault(label), cost=DOUBT_HIDDEN_PAD))
+                else:
+                    proven = PROVEN if s in self.proven else 0.0
+                    out.append(Move("pad", s, fault=HallFault(label), cost=_LOG["hall_fault"] + math.log(HALL_WAS_WRONG) + proven))
+            for f in idx.at(s):
+                if isinstance(f, (SwitchStuck, PadNotHolding)) and ("fix", s, -1) not in taken:
+                    out.append(Move("fix", s, fault=f, cost=math.log(FIXED)))
+        for s, side in sorted(sides):
+            if (s, side) in idx.jams:
+                out.append(Move("fix", s, side, fault=Jam(labels[s], side), cost=math.log(FIXED)))
+            elif ("jam", s, side) not in taken:
+                out.append(Move("jam", s, side, fault=Jam(labels[s], side), cost=_LOG["jam"]))
+        if self.sensors.entries and not any(m.kind.startswith("entry") for m in base):
+            g = self.physics.geometry
+            for e in range(self.obs.entry_count):
+                out.append(Move("entry", e))
+                # A beam that misses coins missed the earlier coin that came to
+                # rest on this entry's empty pad too (that drop made no event).
+                sw = g.entry_switches[e]
+                code = world.codes[sw]
+                if code != HOLE and not code & COIN and (code & PAD_R) == g.inlets[sw] and sw not in base_pad:
+                    out.append(Move("entry+rest", e, cost=SILENT_DROP))
+        # A rocker that went over slowly, as a hand moves it, during the drop.
+        for s in self.obs.active:
+            if s in base_pad or any(m.kind.startswith("hand") and m.s == s for m in base) or world.codes[s] == HOLE:
+                continue
+            spans = self.obs.flip_spans.get(s, ())
+            if any(d is not None and d >= self.flip_limit for d in spans):
+                label = labels[s]
+                out.append(Move("hand", s, fault=MovedByHand(label), cost=_LOG["moved_by_hand"] + HAND_IN_DROP))
+                out.append(Move("hand_after", s, fault=MovedByHand(label), cost=_LOG["moved_by_hand"] + HAND_IN_DROP))
+        if not any(m.kind == "unchatter" for m in base):
+            for e in set(self.entries):
+                times = [t for t, x in self.obs.entries if x == e]
+                if any(b - a <= self.chatter_window for a, b in zip(times, times[1:])):
+                    out.append(Move("unchatter", e, fault=None))
+        return [m for m in out if (m.kind, m.s, m.side) not in taken]
+
+    # -- the levels -----------------------------------------------------------------
+
+    def run(self, worlds: list, searched: int = 4) -> list[Candidate]:
+        """Every world as it is; then single and double changes to the
+        ``searched`` most likely worlds only (the others keep their chance
+        to be proven right by a later drop, as long as they fit unchanged)."""
+        traces = {}
+        for w in worlds:
+            traces[id(w)] = self.evaluate(w, ())[0]
+        if self._best_size() == 0 and self._best_cost() >= GOOD_ENOUGH:
+            return self.candidates
+        worlds = worlds[:searched]
+        singles = []
+        for w in worlds:
+            for m in self.moves(w, traces[id(w)]):
+                trace, _ = self.evaluate(w, (m,))
+                singles.append((w, m, trace))
+        if self._best_size() <= 1:
+            return self.candidates
+        tried = set()
+        for w, m1, trace in singles:
+            for m2 in self.moves(w, trace, (m1,)):
+                pair = (id(w), frozenset((m1, m2)))
+                if pair in tried:
+                    continue
+                tried.add(pair)
+                if self.evaluations >= self.budget or (self.evaluations % 64 == 0 and time.perf_counter() > self.deadline):
+                    self.exhausted = True
+                    return self.candidates
+                self.evaluate(w, (m1, m2))
+        return self.candidates
+
+    def _best_size(self) -> int:
+        return min((c.size for c in self.candidates), default=99)
+
+    def _best_cost(self) -> float:
+        return max((c.logp for c in self.candidates if c.size == 0), default=-math.inf)
+
+
+def _swap(d, old, new, extra: float):
+    from .sensors import Derivation
+
+    alt = Derivation()
+    alt.new = [new if f is old else f for f in d.new]
+    alt.exercised, alt.unshown, alt.fixed = d.exercised, d.unshown, d.fixed
+    alt.cost = d.cost + extra
+    return alt
+
+
+__all__ = ["Move", "Candidate", "Search", "EntrySensorDead", "EntrySensorChatter"]

@@ -1,0 +1,175 @@
+"""From what really happened to what the sensors should have said.
+
+Given a hypothesis's cascade (the truth if the hypothesis is right) and what
+the sensors reported, ``derive`` finds the sensor faults that must be present
+for the report to follow: a beam that saw fewer coins than passed is dead, one
+that saw more chatters, a hall that disagrees with the cascade is faulty (or
+the rocker is unseated when it reads ``mid`` at rest). Sensor faults are never
+searched for; they follow, so the search only tries physical faults and
+belief changes, and a pair like "R3S2 stuck and exit 5 dead" costs one try.
+
+It also says which of the world's known faults showed (exercised), which
+could have shown and did not (maybe fixed, maybe intermittent) and which are
+proven gone.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..engine import EntrySensorDead, ExitSensorDead, HallFault
+from ..engine.core import HOLE, PAD_R
+from .faults import PRIOR, EntrySensorChatter, ExitSensorChatter, StrayCoin, SwitchUnseated
+from .observed import SIDES, Observed, Sensors
+
+_LOG = {name: math.log(p) for name, p in PRIOR.items()}
+# A chatter explanation whose extra count is far (in time) from any other
+# break of that beam is unlikely: a chattering beam re-triggers within tens of ms.
+IMPLAUSIBLE_CHATTER = math.log(0.02)
+# A hall supposed to have been lying at rest that reads a flip right now.
+RIGHT_AGAIN = math.log(0.01)
+CLEAN_FLIP = math.log(0.05)
+STRAY_IN_DROP = math.log(1e-4)
+SLOW_FLIP = math.log(0.01)
+LOOKS_HEALTHY = math.log(0.2)
+
+
+class Derivation:
+    __slots__ = ("new", "exercised", "unshown", "fixed", "cost")
+
+    def __init__(self):
+        self.new: list = []
+        self.exercised: list = []
+        self.unshown: list = []
+        self.fixed: list = []
+        self.cost = 0.0
+
+    def add(self, fault, extra: float = 0.0) -> None:
+        self.new.append(fault)
+        self.cost += _LOG[fault.name] + extra
+
+
+def _close_repeats(times: list[float], window: float) -> int:
+    return sum(1 for a, b in zip(times, times[1:]) if b - a <= window)
+
+
+def derive(
+    obs: Observed,
+    index,
+    labels,
+    entry_counts: list[int],
+    trace,
+    assumed_hall: frozenset | set = frozenset(),
+    sensors: Sensors = Sensors(),
+    chatter_window: float = 0.1,
+    stray: bool = False,
+    hand_flips: dict | None = None,
+) -> Derivation | None:
+    """The sensor faults a hypothesis needs, or None when no sensor fault can
+    turn its cascade into the report (a coin seen where none could be)."""
+    d = Derivation()
+    if sensors.entries:
+        for e, (t, o) in enumerate(zip(entry_counts, obs.entry_counts)):
+            if o == t:
+                if t and e in index.dead_entries:
+                    d.unshown.append(EntrySensorDead(e))
+                continue
+            if o < t:
+                if e in index.dead_entries:
+                    d.exercised.append(EntrySensorDead(e))
+                else:
+                    d.add(EntrySensorDead(e))
+            elif t == 0:
+                return None  # an entry event with no coin there
+            else:
+                times = [te for te, ee in obs.entries if ee == e]
+                extra = 0.0 if _close_repeats(times, chatter_window) >= o - t else IMPLAUSIBLE_CHATTER
+                if e in index.chatter_entries and not extra:
+                    d.exercised.append(EntrySensorChatter(e))
+                else:
+                    d.add(EntrySensorChatter(e), extra)
+    if sensors.exits:
+        texits = trace.exits
+        for x, o in enumerate(obs.exit_counts):
+            t = texits[x]
+            if o == t:
+                if t and x in index.dead_exits:
+                    d.unshown.append(ExitSensorDead(x))
+                continue
+            if o < t:
+                if x in index.dead_exits:
+                    d.exercised.append(ExitSensorDead(x))
+                else:
+                    d.add(ExitSensorDead(x))
+                continue
+            times = [tx for tx, xx in obs.exits if xx == x]
+            plausible = t > 0 and _close_repeats(times, chatter_window) >= o - t
+            if not plausible:
+                # A coin no cascade could bring: put in by hand or a false break.
+                # Between drops that is the likely story; inside a drop, a last resort.
+                each = _LOG["stray_coin"] if stray else STRAY_IN_DROP
+                d.add(StrayCoin(x), each - _LOG["stray_coin"] + (o - t - 1) * each)
+            elif x in index.chatter_exits and plausible:
+                d.exercised.append(ExitSensorChatter(x))
+            else:
+                d.add(ExitSensorChatter(x), 0.0 if plausible else IMPLAUSIBLE_CHATTER)
+    if sensors.halls and _halls(d, obs, index, labels, trace, assumed_hall, hand_flips) is None:
+        return None
+    return d
+
+
+def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_flips):
+    flips, codes = trace.flips, trace.codes
+    check = set(obs.active)
+    check.update(s for s, f in enumerate(flips) if f)
+    check.update(assumed)
+    if hand_flips:
+        check.update(hand_flips)
+    for s, n in obs.slow.items():
+        # A rocker that took as long as a hand takes, explained as a coin's flip.
+        extra = n - (hand_flips.get(s, 0) if hand_flips else 0)
+        if extra > 0 and s not in index.halls:
+            d.cost += extra * SLOW_FLIP
+    for s in check:
+        tf = flips[s] + (hand_flips.get(s, 0) if hand_flips else 0)
+        code = codes[s]
+        fin = obs.final[s]
+        of = obs.flips[s]
+        if code == HOLE:
+            ok = fin == "none" and not of
+        else:
+            side = SIDES.get(fin)
+            ok = side is not None and side == (code & PAD_R) and (of is None or of == tf)
+        if s in assumed and s not in index.halls:
+            # The hypothesis says this hall was wrong before the drop. If it
+            # reads this drop right, it was wrong a moment ago and right now.
+            if ok and s in obs.readings:
+                d.cost += RIGHT_AGAIN
+            continue
+        if s in index.halls:
+            fault = HallFault(labels[s])
+            if not ok or s in assumed:
+                d.exercised.append(fault)
+                if obs.coin_like.get(s, 0) > tf:
+                    d.cost += CLEAN_FLIP  # a known-bad sensor drawing a clean flip that did not happen
+                elif obs.coin_like.get(s, 0) and SIDES.get(fin) is not None:
+                    d.cost += LOOKS_HEALTHY  # clean flips ending on a side: readings a working sensor gives
+            elif tf:
+                d.unshown.append(fault)  # it read a real flip right: working again?
+            continue
+        if s in index.unseated:
+            fault = SwitchUnseated(labels[s])
+            if fin == "mid":
+                d.exercised.append(fault)
+                continue
+            if ok:
+                d.fixed.append(fault)  # read seated on the right side: it is seated now
+                continue
+        if ok:
+            continue
+        if fin == "mid" and code != HOLE:
+            d.add(SwitchUnseated(labels[s]))
+        else:
+            # A faulty sensor rarely draws a clean, coin-fast flip that did not happen.
+            d.add(HallFault(labels[s]), CLEAN_FLIP if obs.coin_like.get(s, 0) > tf else 0.0)
+    return d

@@ -1,0 +1,134 @@
+"""Events while no drop was falling: a hand in the board, a coin put in an
+exit, a jam coming free, a rocker knocked out of its seat.
+
+A hand moving a rocker shows on its hall exactly like a flip. If a coin was
+resting on the pad, moving the pad away tips it out through the pad's old
+side (rules.md section 3, rule 3) and that coin falls on like any other, so
+one hand can set off a small cascade; or the hand took the coin off first.
+Switches whose readings changed are taken top row first: a change already
+caused by a coin a hand tipped above needs no hand of its own.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from ..engine import Jam
+from ..engine.core import COIN, HOLE, PAD_R
+from .faults import PRIOR, CoinRemoved, JamCleared, MovedByHand
+from .physics import Trace
+from .search import Candidate, Move, Search
+from .sensors import derive
+
+_LOG = {name: math.log(p) for name, p in PRIOR.items()}
+MAX_VARIANTS = 16
+
+
+def _combine(total: Trace | None, part: Trace) -> Trace:
+    return part if total is None else total.merged(part)
+
+
+def _empty(physics, codes) -> Trace:
+    return Trace([0] * physics.exit_count, [0] * physics.n, [], 0, {}, codes)
+
+
+def hand_candidates(search: Search, world) -> None:
+    """Add the hand-in-the-board explanations of a stray group to ``search``."""
+    obs, physics = search.obs, search.physics
+    idx = world.index
+    table = physics.table(idx.stuck, idx.slips, idx.jams)
+    changed = []
+    for s in obs.active:
+        if world.codes[s] == HOLE or s in idx.halls:
+            continue
+        seen = obs.flips[s]
+        side = obs.settled_final(s)
+        if seen is None:
+            seen = 1 if side is not None and side != world.codes[s] & PAD_R else 0
+        if seen:
+            changed.append((s, seen))
+    holding = [s for s, _ in changed if world.codes[s] & COIN]
+    for choice in itertools.islice(itertools.product((True, False), repeat=len(holding)), MAX_VARIANTS):
+        tips = dict(zip(holding, choice))
+        codes = bytearray(world.codes)
+        total = _empty(physics, codes)
+        hand: dict = {}
+        moves = []
+        for s, seen in changed:
+            need = seen - total.flips[s] - hand.get(s, 0)
+            for _ in range(max(0, need)):
+                old = codes[s] & PAD_R
+                coin = codes[s] & COIN
+                codes[s] = 1 - old  # the pad goes over, empty
+                hand[s] = hand.get(s, 0) + 1
+                if coin and tips.get(s, True):
+                    target = physics.geometry.outs[s][old]
+                    total = _combine(total, physics.run(codes, [target], table))
+                elif coin:
+                    moves.append(Move("remove", s, fault=CoinRemoved(search.labels[s]), cost=_LOG["coin_removed"] + math.log(0.2)))
+            if need > 0:
+                moves.append(Move("hand", s, fault=MovedByHand(search.labels[s]), cost=_LOG["moved_by_hand"] + hand_speed(obs, s, search.flip_limit)))
+        _finish(search, world, tuple(moves), total, hand, bytes(world.codes))
+
+
+# A rocker that reached its new side as fast as a coin flips it, or without
+# ever reading between the sides, was hardly moved by a hand.
+LIKE_A_COIN = math.log(0.001)
+NO_MOVEMENT = math.log(0.001)
+
+
+def hand_speed(obs, s: int, flip_limit: float) -> float:
+    cost = 0.0
+    for span in obs.flip_spans.get(s, ()):
+        if span is None or span < obs.flip_floor:
+            cost += NO_MOVEMENT
+        elif span < flip_limit:
+            cost += LIKE_A_COIN
+    return cost
+
+
+def jam_candidates(search: Search, world) -> None:
+    """A jam coming free: its stopped coins fall on from the outlet."""
+    physics = search.physics
+    idx = world.index
+    for (s, side), count in world.jammed:
+        if not count:
+            continue
+        jams = set(idx.jams) - {(s, side)}
+        table = physics.table(idx.stuck, idx.slips, jams)
+        codes = bytearray(world.codes)
+        target = physics.geometry.outs[s][side]
+        trace = physics.run(codes, [target] * count, table)
+        label = search.labels[s]
+        moves = (Move("cleared", s, side, fault=JamCleared(label, side), cost=_LOG["jam_cleared"]),)
+        cand = _finish(search, world, moves, trace, {}, bytes(world.codes))
+        if cand is not None:
+            cand.cleared = ((s, side),)
+            if Jam(label, side) in world.faults:
+                cand.removed = frozenset({Jam(label, side)})
+
+
+def _finish(search: Search, world, moves: tuple, trace: Trace, hand: dict, codes0: bytes):
+    search.evaluations += 1
+    idx = world.index
+    counts = [0] * search.obs.entry_count
+    d = derive(search.obs, idx, search.labels, counts, trace, (), search.sensors, search.chatter_window, stray=True, hand_flips=hand)
+    if d is None:
+        return None
+    cost = sum(m.cost for m in moves) + d.cost
+    cand = Candidate(world, moves, (), trace, d, cost, hand=hand, codes0=codes0,
+                     stuck=idx.stuck, slips=idx.slips, jams=idx.jams)
+    search._keep(cand)
+    return cand
+
+
+def explain_stray(search: Search, worlds: list, expect_drop: bool, searched: int = 4) -> list[Candidate]:
+    """Hand moves, stray coins and jams coming free for every world; then, if
+    a drop could be under way, a drop whose entry beam missed the coin."""
+    for w in worlds[:searched]:
+        hand_candidates(search, w)
+        jam_candidates(search, w)
+    if expect_drop:
+        return search.run(worlds, searched)
+    return search.candidates

@@ -1,0 +1,127 @@
+"""A world: one complete hypothesis about the board as it really is.
+
+The controller cannot see resting coins and may doubt a sensor, so after an
+ambiguous drop more than one board fits what it saw (R3S2 stuck and its pad
+still left, or R3S2's hall dead and its pad now right). Each world holds a
+board state, the persistent faults it believes in and the coins it believes
+stopped at jams, with a log weight. The reconciler keeps the few best worlds;
+the next drops settle between them, which is how a persistent fault gains
+confidence drop after drop.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from ..engine import (
+    EntrySensorDead,
+    ExitSensorDead,
+    Geometry,
+    HallFault,
+    Jam,
+    PadNotHolding,
+    SwitchStuck,
+)
+from .faults import EntrySensorChatter, ExitSensorChatter, SwitchUnseated
+
+
+class FaultIndex:
+    """A world's faults by kind and number, for the cascade and the sensor check."""
+
+    __slots__ = ("stuck", "slips", "jams", "halls", "unseated", "dead_exits", "chatter_exits", "dead_entries", "chatter_entries", "by_place")
+
+    def __init__(self, faults: frozenset, geometry: Geometry):
+        idx = geometry.index
+        self.stuck = frozenset(idx(f.switch) for f in faults if isinstance(f, SwitchStuck))
+        self.slips = frozenset(idx(f.switch) for f in faults if isinstance(f, PadNotHolding))
+        self.jams = frozenset((idx(f.switch), f.side) for f in faults if isinstance(f, Jam))
+        self.halls = frozenset(idx(f.switch) for f in faults if isinstance(f, HallFault))
+        self.unseated = frozenset(idx(f.switch) for f in faults if isinstance(f, SwitchUnseated))
+        self.dead_exits = frozenset(f.exit for f in faults if isinstance(f, ExitSensorDead))
+        self.chatter_exits = frozenset(f.exit for f in faults if isinstance(f, ExitSensorChatter))
+        self.dead_entries = frozenset(f.entry for f in faults if isinstance(f, EntrySensorDead))
+        self.chatter_entries = frozenset(f.entry for f in faults if isinstance(f, EntrySensorChatter))
+        self.by_place = {}
+        for f in faults:
+            place = getattr(f, "switch", None)
+            self.by_place.setdefault(idx(place) if place else None, []).append(f)
+
+    def at(self, s: int) -> list:
+        return self.by_place.get(s, [])
+
+
+@lru_cache(maxsize=4096)
+def fault_index(faults: frozenset, geometry: Geometry) -> FaultIndex:
+    return FaultIndex(faults, geometry)
+
+
+class World:
+    __slots__ = ("codes", "faults", "logw", "jammed", "geometry", "story")
+
+    def __init__(self, geometry: Geometry, codes: bytes, faults: frozenset = frozenset(), logw: float = 0.0,
+                 jammed: tuple = (), story: tuple = ()):
+        self.geometry = geometry
+        self.codes = bytes(codes)
+        self.faults = frozenset(faults)
+        self.logw = logw
+        self.jammed = jammed  # ((switch, side), coins) sorted
+        self.story = story  # the one-off events (coin added, moved by hand...) this world assumed lately
+
+    @property
+    def index(self) -> FaultIndex:
+        return fault_index(self.faults, self.geometry)
+
+    def key(self) -> tuple:
+        return (self.codes, self.faults, self.jammed)
+
+    def jammed_at(self) -> dict:
+        return dict(self.jammed)
+
+    def __repr__(self) -> str:
+        from ..engine import BoardState
+
+        faults = ", ".join(sorted(f"{f.name}@{f.where}" for f in self.faults)) or "no faults"
+        return f"World({BoardState(self.geometry, self.codes).text()}, {faults}, logw={self.logw:.2f})"
+
+
+def merge_jams(before: tuple, added: dict, cleared=()) -> tuple:
+    d = dict(before)
+    for k in cleared:
+        d.pop(k, None)
+    for k, v in added.items():
+        d[k] = d.get(k, 0) + v
+    return tuple(sorted(d.items()))
+
+
+def normalise(worlds: list[World], keep: int, floor: float) -> list[World]:
+    """Merge identical worlds, keep the ``keep`` best within ``floor`` (log) of
+    the best, and rescale so the best has log weight 0."""
+    merged: dict = {}
+    for w in worlds:
+        k = w.key()
+        old = merged.get(k)
+        if old is None:
+            merged[k] = w
+        else:
+            hi, lo = max(old.logw, w.logw), min(old.logw, w.logw)
+            old.logw = hi + math.log1p(math.exp(lo - hi))
+    ranked = sorted(merged.values(), key=lambda w: -w.logw)
+    if not ranked:
+        return ranked
+    top = ranked[0].logw
+    out = [w for w in ranked[:keep] if w.logw - top >= floor]
+    for w in out:
+        w.logw -= top
+    return out
+
+
+def marginals(worlds: list[World]) -> dict:
+    """Each persistent fault's probability over the worlds."""
+    total = sum(math.exp(w.logw) for w in worlds) or 1.0
+    out: dict = {}
+    for w in worlds:
+        p = math.exp(w.logw) / total
+        for f in w.faults:
+            out[f] = out.get(f, 0.0) + p
+    return out

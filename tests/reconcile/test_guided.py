@@ -1,0 +1,68 @@
+"""``coindrel calibrate`` and ``coindrel selftest`` on a fake board source."""
+
+import argparse
+import io
+import json
+
+from coindrel.events import EntryEvent
+from coindrel.reconcile import guided
+
+from .test_calibrate import FakeHub
+from .test_selftest import FakeSource
+
+
+class Caps:
+    calibration = True
+    halls = ("R1S1",)
+    entries = (0,)
+    exits = ()
+
+
+class Hub(FakeHub):
+    def __init__(self, script):
+        super().__init__(script)
+        self.capabilities = Caps()
+
+    async def start(self):
+        pass
+
+    async def close(self):
+        pass
+
+
+class Source(FakeSource):
+    capabilities = Caps()
+
+    async def start(self):
+        pass
+
+    async def close(self):
+        pass
+
+
+def parse(add, argv):
+    p = argparse.ArgumentParser()
+    add(p)
+    return p.parse_args(argv)
+
+
+def test_calibrate_command(monkeypatch, capsys):
+    hub = Hub([{"R1S1": 3300}] * 8 + [{"R1S1": 2500}] * 8 + [{"R1S1": 3300}] * 8)
+    monkeypatch.setattr(guided, "open_source", lambda args: hub)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert guided.run_calibrate(parse(guided.add_calibrate_arguments, ["--json"])) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "[1/1] Push R1S1 over to its LEFT side and let go."
+    d = json.loads(out[-1])
+    assert d["ok"] and d["bands"][0] == {"switch": "R1S1", "L": 3300, "R": 2500, "none": 2048, "band": 200, "noise": 0.0}
+    assert hub.stored is not None
+
+
+def test_selftest_command(monkeypatch, capsys):
+    src = Source([EntryEvent(1.0, 0)])
+    monkeypatch.setattr(guided, "open_source", lambda args: src)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code = guided.run_selftest(parse(guided.add_selftest_arguments, ["--timeout", "1"]))
+    out = capsys.readouterr().out
+    assert code == 1  # R1S1 was never flipped
+    assert "[1/2] Drop a coin in entry 1." in out and "R1S1: dead" in out

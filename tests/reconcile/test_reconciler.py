@@ -1,0 +1,134 @@
+"""The live API the daemon uses: feed events, poll with the board clock."""
+
+import pytest
+
+from coindrel.engine import BoardState, SwitchStuck, Variants, drop, standard_geometry
+from coindrel.events import EntryEvent, EventError, StatusEvent, SwitchEvent
+from coindrel.reconcile import Reconciler, Sensors, Timing
+
+G = standard_geometry()
+# Entry 1 on this board: R1S1 flips to L, the coin rests on R3S1.
+START = "RRRRRRRL/LLLLLLL/LLLLLLLR/LLLLLLL/LLLLLLLL"
+
+
+def entry1(t):
+    return [EntryEvent(t, 0), SwitchEvent(t + 0.06, "R1S1", "mid"), SwitchEvent(t + 0.085, "R1S1", "L")]
+
+
+def test_a_drop_is_reported_once_the_board_is_quiet():
+    rec = Reconciler(G, START, Variants())
+    for ev in entry1(10.0):
+        rec.feed(ev)
+    assert rec.busy
+    assert rec.poll(10.2) == []  # still inside the quiet window
+    (r,) = rec.poll(10.085 + rec.timing.quiet + 0.001)
+    assert r.drop == 1 and r.ok and r.entry == 0
+    assert r.expected_flips == {"R1S1": 1} == r.observed_flips
+    assert not rec.busy
+    assert rec.belief.text() == "LRRRRRRL/LLLLLLL/lLLLLLLR/LLLLLLL/LLLLLLLL"
+    assert rec.poll(100.0) == []
+
+
+def test_waits_longer_while_the_prediction_still_expects_events():
+    rec = Reconciler(G, START)
+    rec.feed(EntryEvent(10.0, 0))  # R1S1's flip has not come yet
+    assert rec.poll(10.0 + rec.timing.quiet + 0.01) == []
+    (r,) = rec.poll(10.0 + rec.timing.patience + 0.01)
+    assert not r.ok  # R1S1 never reported a flip
+
+
+def test_the_next_coin_after_a_quiet_spell_starts_a_new_drop():
+    rec = Reconciler(G, START)
+    events = [EntryEvent(10.0, 0)] + [EntryEvent(10.0 + rec.timing.quiet + 0.5, 7)]
+    for ev in events:
+        rec.feed(ev)
+    reports = rec.poll(10.0 + rec.timing.quiet + 0.5)
+    assert [r.drop for r in reports] == [1]  # the first closed when the second coin went in
+    assert [r.drop for r in rec.flush()] == [2]
+
+
+def test_events_outside_drops_are_reported_with_drop_none():
+    rec = Reconciler(G, START)
+    rec.feed(SwitchEvent(5.0, "R4S4", "mid"))
+    rec.feed(SwitchEvent(5.3, "R4S4", "R"))  # a hand: 300 ms between the sides
+    (r,) = rec.flush()
+    assert r.drop is None and not r.ok
+    assert r.diagnosis[0].fault.name == "moved_by_hand" and r.diagnosis[0].fault.where == "R4S4"
+    assert rec.belief.pad("R4S4") == 1
+
+
+def test_a_re_sent_reading_is_not_an_event_to_report():
+    rec = Reconciler(G, START)
+    rec.feed(SwitchEvent(5.0, "R4S4", "L"))  # what the hall already read
+    assert rec.flush() == []
+
+
+def test_drops_after_an_explained_fault_reconcile_ok_again():
+    state = BoardState.parse(START)
+    rec = Reconciler(G, state)
+    # A coin nobody knew of rests on R1S1: entry 1's coin bounces and tips it.
+    real = state.copy()
+    real.place_coin("R1S1")
+    out = drop(real, [0])
+    assert out.flips_by_label()["R1S1"] == 1
+    events = [EntryEvent(1.0, 0), SwitchEvent(1.06, "R1S1", "mid"), SwitchEvent(1.09, "R1S1", "L")]
+    reports = []
+    for ev in events:
+        rec.feed(ev)
+    reports += rec.flush()
+    assert reports[0].ok  # same flips: the tipped coin rested unseen on R2S1 or R3S1
+    assert rec.belief.text() == "LRRRRRRL/LLLLLLL/lLLLLLLR/LLLLLLL/LLLLLLLL"
+
+
+def test_status_lost_makes_the_drop_uncheckable():
+    rec = Reconciler(G, START)
+    rec.feed(EntryEvent(1.0, 0))
+    rec.feed(StatusEvent(1.05, "lost", "queue", 3))
+    rec.feed(SwitchEvent(1.09, "R1S1", "L"))
+    (r,) = rec.flush()
+    assert not r.ok and r.diagnosis[0].fault.name == "events_lost"
+    assert rec.belief.pad("R1S1") == 0  # taken from the hall
+
+
+def test_unknown_switch_is_refused():
+    rec = Reconciler(G, START)
+    with pytest.raises(EventError, match="R9S9"):
+        rec.feed(SwitchEvent(1.0, "R9S9", "L"))
+
+
+def test_reset_keeps_faults_and_takes_the_new_board():
+    rec = Reconciler(G, START)
+    rec.worlds[0] = type(rec.worlds[0])(G, rec.worlds[0].codes, frozenset({SwitchStuck("R2S2")}))
+    rec.reset(BoardState.parse("LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"))
+    assert rec.belief.text() == "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
+    assert SwitchStuck("R2S2") in rec.worlds[0].faults
+    assert rec.health().faults[0]["fault"] == "switch_stuck"
+
+
+def test_holes_variant_makes_the_holes():
+    rec = Reconciler(G, "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL", Variants(holes=True))
+    assert rec.belief.holes() == ["R2S2", "R2S6", "R4S3", "R4S5"]
+    assert rec.readings[G.index("R2S2")] == "none"
+
+
+def test_without_hall_sensors_positions_are_not_checked():
+    rec = Reconciler(G, START, sensors=Sensors(halls=False))
+    rec.feed(EntryEvent(1.0, 0))  # no hall events at all
+    (r,) = rec.flush()
+    assert r.ok
+    assert any("hall" in c for c in rec.health().cannot_check)
+
+
+def test_timing_is_learned_from_ok_drops():
+    from coindrel.reconcile.synth import match_entries, synthesize
+
+    start, entries = match_entries(4)
+    run = synthesize(start, entries[:12], seed=4)
+    tm = Timing(min_samples=3)
+    rec = Reconciler(G, start, timing=tm)
+    for ev in run.events:
+        rec.feed(ev)
+        rec.poll(ev.t)
+    rec.flush()
+    assert tm.ready and tm.quiet < 0.8
+    assert rec.health().timing["prior_in_use"] is False
