@@ -6,6 +6,7 @@ from coindrel.reconcile.report import DropReport
 from coindrel.table import effects as fx
 from coindrel.table.flow import TableFlow
 from coindrel.table.setupmenu import Choices
+from coindrel.events import SwitchEvent
 
 G = standard_geometry()
 FLAT = "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
@@ -102,7 +103,7 @@ def test_undo_after_a_mismatch_asks_to_put_the_board_back():
     assert any(e.kind == fx.BELIEF for e in flow.effects)
     text = flow.view(3.0).text
     assert o.board.has_coin("R1S1") and "Take coin off R1S1" in text
-    flow.on_switch("R1S1", "L", 3.0)
+    flow.on_event(SwitchEvent(3.0, "R1S1", "L"), 3.0)
     flow.on_action("select", 4.0)
     assert flow.mode == "turn"
 

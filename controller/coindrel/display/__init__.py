@@ -24,7 +24,7 @@ a scrolling view can scroll.
 
 from .device import DeviceOpener, DisplayConfig
 from .from_match import match_result_view, match_view, reveal_view, round_result_view
-from .port import Display, open_display
+from .port import Display, display_from_config, open_display
 from .render import DEFAULT_SIZE, render, text_lines
 from .texts import rules_text, rules_view
 from .views import (
@@ -47,7 +47,7 @@ from .views import (
 from .widgets import exit_cells
 
 __all__ = [
-    "DeviceOpener", "Display", "DisplayConfig", "open_display", "match_view", "reveal_view", "round_result_view",
+    "DeviceOpener", "Display", "DisplayConfig", "display_from_config", "open_display", "match_view", "reveal_view", "round_result_view",
     "match_result_view", "rules_text", "rules_view", "DEFAULT_SIZE", "VIEW_TYPES", "ConnectionView", "DiagnosisView", "HistoryItem", "HistoryView", "LessonView",
     "MatchResultView", "MatchView", "MenuItem", "MenuView", "MessageView", "NameEntryView", "RevealView",
     "RoundResultView", "TextView", "exit_cells", "render", "text_lines",

@@ -321,9 +321,15 @@ def open_display(section, *, clock: Callable[[], float] = time.monotonic, bus=No
     A bad section raises ConfigError. A panel that is configured right but
     does not answer yet (unplugged, I2C not enabled) does not: the display
     starts without it, says why in ``problem``, and keeps trying."""
-    from .device import DeviceOpener, DisplayConfig
+    from .device import DisplayConfig
 
-    cfg = DisplayConfig.from_section(section)
+    return display_from_config(DisplayConfig.from_section(section), clock=clock, bus=bus, spi=spi, gpio=gpio)
+
+
+def display_from_config(cfg, *, clock: Callable[[], float] = time.monotonic, bus=None, spi=None, gpio=None) -> Display:
+    """The ``Display`` for an already checked ``DisplayConfig``."""
+    from .device import DeviceOpener
+
     opener = DeviceOpener(cfg, bus=bus, spi=spi, gpio=gpio)
     display = Display(opener, cfg.size, contrast=cfg.contrast, idle_after=cfg.idle_after,
                       idle_contrast=cfg.idle_contrast, sleep_after=cfg.sleep_after, shift_every=cfg.shift_every,

@@ -134,6 +134,10 @@ class BoardState:
     def resting(self) -> int:
         return sum(1 for c in self.codes if c != HOLE and c & COIN)
 
+    def coin_labels(self) -> list[str]:
+        """The switches with a coin resting on the pad, in reading order."""
+        return [self.geometry.labels[i] for i, c in enumerate(self.codes) if c != HOLE and c & COIN]
+
     def holes(self) -> list[str]:
         return [self.geometry.labels[i] for i, c in enumerate(self.codes) if c == HOLE]
 

@@ -129,6 +129,7 @@ class HubLink:
         for fut in self._requests.values():
             if not fut.done():
                 fut.set_exception(LinkError("the hub link was closed"))
+                fut.exception()  # a caller that gave up waiting must not leave it "never retrieved"
         self._wake()
 
     @property

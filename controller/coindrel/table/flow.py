@@ -2,15 +2,17 @@
 buttons, the match and the screen.
 
 Inputs arrive as method calls with the time passed in: button actions
-(``on_action``), a coin seen entering (``on_entry``), hall readings
-(``on_switch``), the reconciler's drop reports (``on_report``), the link going
-down or up (``on_link``), and the passing of time (``tick``). ``view(now)``
-is what the panel shows; ``effects`` is what the daemon must do (sounds,
-LEDs, the dropper, the reconciler's belief, journalling a new match).
+(``on_action``), board events (``on_event``: a coin entering stops the clock,
+hall readings are tracked, lessons watch everything), the reconciler's drop
+reports (``on_report``), the link going down or up (``on_link``) and the
+passing of time (``tick``). ``view(now)`` is what the panel shows;
+``effects`` is what the daemon must do (sounds, LEDs, the dropper, the
+reconciler's belief, journalling a new match).
 
 Scoring follows what the exits saw (the report's ``scored_exits``: the best
 explanation of the cascade, so a coin a dead beam missed still scores), and
 every mismatch is shown with its explanations and a way to undo the drop.
+What the buttons do in each mode is in ``modes_menu`` and ``modes_match``.
 """
 
 from __future__ import annotations
@@ -33,18 +35,20 @@ from ..display import (
     rules_text,
 )
 from ..engine import PHASE_REVEAL, BoardState, EngineError, Geometry, Match, MatchSetup, entry_label
-from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
+from ..events import EntryEvent, SwitchEvent
 from . import effects as fx
 from .effects import Effect
+from .modes_match import PAUSE_ITEMS, MatchModes
+from .modes_menu import MenuModes
 from .restore import restore_steps
-from .setupmenu import HISTORY, PLAYER1, PLAYER2, RULES, START, Choices, NameEditor, SetupMenu
+from .setupmenu import Choices, SetupMenu
 
-NOTE_SECONDS = 5.0  # how long a note about stray coins stays over the match screen
+NOTE_SECONDS = 5.0  # how long a note (a stray coin, a hint) stays over the match screen
 REVEAL_STEP = 0.12  # seconds per exit value in the reveal animation
-PAUSE_ITEMS = ("Resume", "Undo last drop", "End match", "Rules")
+OPPONENTS = ("person", "easy", "medium", "hard")
 
 
-class TableFlow:
+class TableFlow(MenuModes, MatchModes):
     def __init__(
         self,
         geometry: Geometry,
@@ -54,38 +58,46 @@ class TableFlow:
         read_board: Callable[[], BoardState | None] = lambda: None,
         history: Callable[[], list[HistoryItem]] = lambda: [],
         has_dropper: bool = False,
+        has_halls: bool = True,
+        has_beams: bool = True,
+        keyed: bool = False,
         reveal_seconds: float = 6.0,
         result_seconds: float = 8.0,
     ):
+        from ..ai.search import Searcher
+        from ..lessons import load_lessons
+
         self.geometry = geometry
-        self.menu = SetupMenu(choices)
-        self.new_seed = new_seed
-        self.read_board = read_board
-        self.history = history
-        self.has_dropper = has_dropper
-        self.reveal_seconds = reveal_seconds
-        self.result_seconds = result_seconds
+        self.lessons = load_lessons()
+        self.menu = SetupMenu(choices, OPPONENTS, lessons=bool(self.lessons))
+        self.new_seed, self.read_board, self.history = new_seed, read_board, history
+        self.has_dropper, self.has_halls, self.has_beams, self.keyed = has_dropper, has_halls, has_beams, keyed
+        self.reveal_seconds, self.result_seconds = reveal_seconds, result_seconds
         self.effects: list[Effect] = []
         self.match: Match | None = None
-        self.mode = "menu"
-        self.since = 0.0  # when the current mode began
-        self.scroll = 0
-        self.selected = 0
-        self.editor: NameEditor | None = None
-        self.message: MessageView | None = None
-        self.diagnosis: DiagnosisView | None = None
-        self.restore: list[str] = []
-        self.hit_exits: tuple[int, ...] = ()
-        self.pauses: set[str] = set()
-        self.link_up = True
-        self.link_detail = ""
-        self.link_since = 0.0
-        self.halls: dict[str, str] = {}
-        self.finished_round = 0
+        self.mode, self.since, self.scroll, self.selected = "menu", 0.0, 0, 0
+        self.editor = None
         self.editing = 0  # which player's name the editor is changing
         self.back_to = "menu"  # where the Rules screen returns to
+        self.message: MessageView | None = None
+        self.message_until = float("inf")
+        self.diagnosis: DiagnosisView | None = None
+        self.restore: list[str] = []
         self.restore_coins: tuple[BoardState, BoardState] | None = None
-        self.message_until = 0.0
+        self.hit_exits: tuple[int, ...] = ()
+        self.pauses: set[str] = set()
+        self.link_up, self.link_detail, self.link_since = True, "", 0.0
+        self.halls: dict[str, str] = {}
+        self.finished_round = 0
+        self.keyed_entry = 0
+        self.need_layout = self.layout_confirmed = False
+        self.need_clear = self.clear_confirmed = False
+        self.last_board: BoardState | None = None  # the belief when the last match ended
+        self.runner = None  # the lesson being played
+        self.lesson_index = 0
+        self.opponent = None  # the computer's Player in solo play
+        self.computer = None  # its ComputerDrop for the turn in progress
+        self.searcher = Searcher()  # kept for the whole match: hints reuse what it learned
 
     # -- small helpers -------------------------------------------------------------
 
@@ -95,6 +107,9 @@ class TableFlow:
 
     def _emit(self, kind: str, name: str = "", entry: int | None = None, data=None) -> None:
         self.effects.append(Effect(kind, name, entry, data))
+
+    def _note(self, view: MessageView, now: float) -> None:
+        self.message, self.message_until = view, now + NOTE_SECONDS
 
     @property
     def expecting(self) -> bool:
@@ -117,16 +132,21 @@ class TableFlow:
 
     def on_action(self, action: str, now: float) -> None:
         self._emit(fx.WAKE)
-        handler = getattr(self, "_act_" + self.mode.replace("-", "_"))
-        handler(action, now)
+        getattr(self, "_act_" + self.mode.replace("-", "_"))(action, now)
 
-    def on_switch(self, label: str, pos: str, now: float) -> None:
-        self.halls[label] = pos
-        if self.mode == "restore":
-            self.restore = restore_steps(self.match.board, self.halls, self.restore_coins)
+    def on_event(self, ev, now: float) -> None:
+        """A board event: hall readings are tracked, a coin going in stops the
+        clock, and a lesson in progress watches them all."""
+        if isinstance(ev, SwitchEvent):
+            self.halls[ev.switch] = ev.pos
+            if self.mode == "restore":
+                self.restore = restore_steps(self.match.board, self.halls, self.restore_coins)
+        if self.runner is not None and self.mode == "lesson":
+            self.runner.event(ev)
+        if isinstance(ev, EntryEvent):
+            self.on_entry(ev.entry, now)
 
     def on_entry(self, entry: int, now: float) -> None:
-        """A coin went into ``entry``: the clock stops while coins fall."""
         m = self.match
         if m is None or m.over or self.mode not in ("turn", "reveal", "mismatch"):
             return  # the reconciler reports it as a coin outside any drop
@@ -135,21 +155,24 @@ class TableFlow:
             self._go("turn", now)
         m.coin_seen(now)
         self._emit(fx.LED, "off", entry)
+        if self.computer is not None and not self.has_dropper:
+            as_asked, lines = self.computer.confirm(entry)
+            if not as_asked:
+                self._note(MessageView("Not my entry", "\n".join(lines), alert=True), now)
 
     def on_report(self, report, now: float) -> None:
         """A reconciled drop (or events outside any drop)."""
         m = self.match
         if report.drop is None or m is None or m.over:
             where = ", ".join(_label(e) for e in report.events[:3]) or "the board"
-            self.message = MessageView("Not a drop", f"Seen: {where}. A hand in the board?", alert=True)
-            self.message_until = now + NOTE_SECONDS
+            self._note(MessageView("Not a drop", f"Seen: {where}. A hand in the board?", alert=True), now)
             self._emit(fx.SOUND, "error")
             return
         forced = m.forced_entry
         exits = tuple(report.scored_exits if report.scored_exits is not None else report.observed_exits)
         belief = BoardState.parse(report.state, self.geometry) if report.state else None
         result = m.record(report.entry, exits, belief, now)
-        self.hit_exits = result.exits
+        self.hit_exits, self.computer = result.exits, None
         self._emit(fx.LEDS_OFF)
         findings = [f.say if hasattr(f, "say") else str(f) for f in report.diagnosis[:3]]
         if forced is not None and report.entry != forced:
@@ -167,21 +190,21 @@ class TableFlow:
 
     def _after_drop(self, result, now: float) -> None:
         m = self.match
-        if m.over:
-            self._emit(fx.SOUND, "draw" if m.winner == "draw" else "match-won")
-            self._emit(fx.END_MATCH, "finished")
+        if m.over or m.phase == PHASE_REVEAL:
+            if m.over:
+                self._emit(fx.SOUND, "draw" if m.winner == "draw" else "match-won")
+                self._emit(fx.END_MATCH, "finished")
+                self.last_board = m.board.copy()
+            else:
+                self._emit(fx.SOUND, "round-over")
             self.finished_round = result.round
             self._go("mismatch" if self.diagnosis else "round-result", now)
-        elif m.phase == PHASE_REVEAL:
-            self._emit(fx.SOUND, "round-over")
-            self.finished_round = result.round
-            self._go("mismatch" if self.diagnosis else "round-result", now)
-        else:
-            if result.last_drop:
-                self._emit(fx.SOUND, "last-drop")
-            if self.diagnosis:
-                self._pause("mismatch", now)
-                self._go("mismatch", now)
+            return
+        if result.last_drop:
+            self._emit(fx.SOUND, "last-drop")
+        if self.diagnosis:
+            self._pause("mismatch", now)
+            self._go("mismatch", now)
 
     def on_link(self, up: bool, detail: str, now: float) -> None:
         if up == self.link_up:
@@ -195,10 +218,12 @@ class TableFlow:
             self._pause("link", now)
             self._emit(fx.SOUND, "disconnected")
 
-    def tick(self, now: float) -> None:
+    def tick(self, now: float, board_now: float | None = None) -> None:
         m = self.match
-        if self.message is not None and self.mode == "turn" and now >= self.message_until:
+        if self.message is not None and self.mode in ("turn", "menu") and now >= self.message_until:
             self.message = None
+        if self.mode == "lesson" and self.runner is not None and board_now is not None:
+            self.runner.tick(board_now)
         if self.mode == "reveal" and now - self.since >= self.reveal_seconds:
             self._start_turns(now)
         elif self.mode == "round-result" and now - self.since >= self.result_seconds and not m.over:
@@ -207,25 +232,66 @@ class TableFlow:
             forced = m.expire(now)
             if forced is not None:
                 self._emit(fx.SOUND, "timeout")
-                self._emit(fx.DROP if self.has_dropper else fx.LED, "blink", forced)
+                if self.keyed:
+                    self.keyed_entry = forced
+                else:
+                    self._emit(fx.DROP if self.has_dropper else fx.LED, "blink", forced)
+            if self._computer_to_move():
+                self.computer_turn(now)
 
     # -- a match from start to end --------------------------------------------------------
 
     def start_match(self, now: float) -> None:
         c = self.menu.choices
-        board = self.read_board()
+        try:
+            board = self.read_board()
+        except EngineError as e:
+            self.message = MessageView("Before we start", str(e), alert=True)
+            return
+        if board is None and not self.layout_confirmed:
+            # No hall sensors: nothing tells where the rockers sit, so the players set them.
+            self.need_layout = True
+            self.message = MessageView("Before we start", "No switch sensors: set every pad to the left, then press.")
+            return
         problem = _board_problem(board, self.geometry, c.variants.holes)
         if problem:
             self.message = MessageView("Before we start", problem, alert=True)
             return
-        start = board.text() if board is not None else BoardState.empty(self.geometry).text()
-        setup = MatchSetup(players=c.players, variants=c.variants, seed=self.new_seed(), clock=c.clock_seconds,
-                           start=start, board=self.geometry.name)
+        left = self.last_board.coin_labels() if self.last_board is not None else []
+        if left and not self.clear_confirmed:
+            # Nothing senses resting coins: the players clear the pads the last match left full.
+            self.need_clear = True
+            more = f" and {len(left) - 4} more" if len(left) > 4 else ""
+            self.message = MessageView("Before we start", f"Take the coins off {', '.join(left[:4])}{more}, then press.")
+            return
+        self.need_layout = self.layout_confirmed = self.need_clear = self.clear_confirmed = False
+        self.last_board = None
+        self.need_clear = self.clear_confirmed = False
+        self.last_board: BoardState | None = None  # the belief when the last match ended
+        if board is None:
+            board = BoardState.empty(self.geometry)
+            if c.variants.holes:
+                board.make_holes_in_place()
+        players = c.players
+        self.opponent = None
+        seed = self.new_seed()
+        if c.opponent != "person":
+            from ..ai.levels import level_player
+
+            self.opponent = level_player(c.opponent, seed)
+            players = (c.players[0], f"Coindrel {c.opponent}")
+        setup = MatchSetup(players=players, variants=c.variants, seed=seed, clock=c.clock_seconds,
+                           start=board.text(), board=self.geometry.name)
         self.begin(Match(setup), now)
 
     def begin(self, match: Match, now: float, resumed: bool = False) -> None:
         """Run ``match`` (new, or replayed from the journal after a restart)."""
-        self.match, self.pauses, self.diagnosis, self.hit_exits = match, set(), None, ()
+        self.match, self.pauses, self.diagnosis, self.hit_exits, self.computer = match, set(), None, (), None
+        if resumed and match.setup.players[1].startswith("Coindrel ") and self.opponent is None:
+            from ..ai.levels import level_player
+
+            level = match.setup.players[1].split(" ", 1)[1]
+            self.opponent = level_player(level, match.setup.seed) if level in OPPONENTS[1:] else None
         if not resumed:
             self._emit(fx.NEW_MATCH, data=match)
             self._emit(fx.SOUND, "start")
@@ -247,156 +313,14 @@ class TableFlow:
         if not self.link_up:
             self._pause("link", now)
 
-    # -- per-mode actions -------------------------------------------------------------------
-
-    def _act_menu(self, action: str, now: float) -> None:
-        if self.message is not None:
-            self.message = None
-            if action in (SELECT, HOLD_SELECT):
-                self.start_match(now)  # try again after the players fixed the board
-            return
-        chosen = self.menu.act(action)
-        if chosen == START:
-            self.start_match(now)
-        elif chosen in (PLAYER1, PLAYER2):
-            who = 0 if chosen == PLAYER1 else 1
-            self.editor = NameEditor(f"Player {who + 1} name", self.menu.choices.players[who])
-            self.editing = who
-            self._go("names", now)
-        elif chosen == RULES:
-            self.back_to = "menu"
-            self._go("rules", now)
-        elif chosen == HISTORY:
-            self._go("history", now)
-
-    def _act_names(self, action: str, now: float) -> None:
-        name = self.editor.act(action)
-        if name is not None:
-            if name:
-                players = list(self.menu.choices.players)
-                players[self.editing] = name
-                if players[0] != players[1]:
-                    self.menu.choices.players = tuple(players)
-            self._go("menu", now)
-
-    def _act_rules(self, action: str, now: float) -> None:
-        if action == NEXT:
-            self.scroll += 1
-        elif action == PREV:
-            self.scroll = max(0, self.scroll - 1)
-        else:
-            self._go(self.back_to, now)
-
-    def _act_history(self, action: str, now: float) -> None:
-        items = self.history()
-        if action in (NEXT, PREV) and items:
-            self.selected = (self.selected + (1 if action == NEXT else -1)) % len(items)
-        elif action in (BACK, SELECT, HOLD_SELECT):
-            self._go("menu", now)
-
-    def _act_reveal(self, action: str, now: float) -> None:
-        if action in (SELECT, HOLD_SELECT):
-            self._start_turns(now)
-
-    def _act_turn(self, action: str, now: float) -> None:
-        if self.message is not None:
-            self.message = None
-            return
-        if action == BACK:
-            self._pause("player", now)
-            self._go("paused", now)
-
-    def _act_paused(self, action: str, now: float) -> None:
-        if action in (NEXT, PREV):
-            self.selected = (self.selected + (1 if action == NEXT else -1)) % len(PAUSE_ITEMS)
-            return
-        if action == BACK:
-            choice = "Resume"
-        elif action in (SELECT, HOLD_SELECT):
-            choice = PAUSE_ITEMS[self.selected]
-        else:
-            return
-        if choice == "Resume":
-            self._resume("player", now)
-            self._go("turn", now)
-        elif choice == "Undo last drop":
-            self._undo(now)
-        elif choice == "End match":
-            self._emit(fx.END_MATCH, "abandoned")
-            self.match = None
-            self.pauses = set()
-            self._go("menu", now)
-        elif choice == "Rules":
-            self.back_to = "paused"
-            self._go("rules", now)
-
-    def _act_mismatch(self, action: str, now: float) -> None:
-        d = self.diagnosis
-        if action in (NEXT, PREV):
-            self.diagnosis = DiagnosisView(d.title, d.findings, d.options, (d.selected + (1 if action == NEXT else -1)) % len(d.options),
-                                           d.expected, d.observed, d.drop)
-            return
-        if action not in (SELECT, HOLD_SELECT, BACK):
-            return
-        choice = d.options[d.selected] if action != BACK else "Board is right"
-        self.diagnosis = None
-        if choice == "Undo last drop":
-            self._undo(now)
-            return
-        self._resume("mismatch", now)
-        m = self.match
-        if m.over or m.phase == PHASE_REVEAL:
-            self._go("round-result", now)
-        else:
-            self._go("turn", now)
-
-    def _undo(self, now: float) -> None:
-        m = self.match
-        before = m.board.copy()
-        try:
-            m.undo(now)
-        except EngineError as e:
-            self.message = MessageView("Cannot undo", str(e), alert=True)
-            self._resume("player", now)
-            self._go("turn", now)
-            return
-        self.restore_coins = (before, m.board.copy())
-        self._emit(fx.BELIEF, data=m.board)
-        self.pauses.discard("mismatch")
-        self.restore = restore_steps(m.board, self.halls, self.restore_coins)
-        self._go("restore", now)
-
-    def _act_restore(self, action: str, now: float) -> None:
-        if action in (SELECT, HOLD_SELECT):
-            switches_left = [s for s in self.restore if s.startswith("Flip")]
-            if switches_left and self.halls:
-                return  # the hall sensors still see switches to put back
-            self.restore = []
-            self._resume("player", now)
-            self._resume("mismatch", now)
-            self._go("reveal" if self.match.phase == PHASE_REVEAL else "turn", now)
-
-    def _act_round_result(self, action: str, now: float) -> None:
-        if action in (SELECT, HOLD_SELECT):
-            if self.match.over:
-                self._go("result", now)
-            else:
-                self._go("reveal", now)
-
-    def _act_result(self, action: str, now: float) -> None:
-        if action in (SELECT, HOLD_SELECT, BACK):
-            self.match = None
-            self._go("menu", now)
-
     # -- what the panel shows ------------------------------------------------------------------
 
     def view(self, now: float):
-        m = self.match
-        if m is not None and not self.link_up and self.mode in ("turn", "reveal"):
+        m, mode = self.match, self.mode
+        if m is not None and not self.link_up and mode in ("turn", "reveal"):
             return ConnectionView(detail=self.link_detail or "reconnecting", since=max(0.0, now - self.link_since))
-        if self.message is not None and self.mode in ("menu", "turn"):
+        if self.message is not None and mode in ("menu", "turn"):
             return self.message
-        mode = self.mode
         if mode == "menu":
             return self.menu.view()
         if mode == "names":
@@ -406,11 +330,14 @@ class TableFlow:
         if mode == "history":
             items = self.history()
             return HistoryView("History", tuple(items), min(self.selected, max(0, len(items) - 1)))
+        if mode == "lessons":
+            return self.lessons_view()
+        if mode == "lesson":
+            return self.lesson_view()
         if mode == "reveal":
-            shown = min(16, int((now - self.since) / REVEAL_STEP))
-            return reveal_view(m, shown)
+            return reveal_view(m, min(16, int((now - self.since) / REVEAL_STEP)))
         if mode == "turn":
-            return match_view(m, now, hit_exits=self.hit_exits)
+            return match_view(m, now, status=self._turn_status(), hit_exits=self.hit_exits)
         if mode == "paused":
             return MenuView("Paused", tuple(MenuItem(i) for i in PAUSE_ITEMS), self.selected, "press: choose")
         if mode == "mismatch":
@@ -423,6 +350,18 @@ class TableFlow:
         if mode == "result":
             return match_result_view(m)
         raise EngineError(f"no view for mode {mode!r}")
+
+    def _turn_status(self) -> str | None:
+        m = self.match
+        if m.phase != "turn" or m.over:
+            return None
+        if self.computer is not None and not self.has_dropper and not self.keyed:
+            return f"Drop my coin: entry {self.computer.entry + 1}"
+        if self.keyed and not self._computer_to_move():
+            if m.forced_entry is not None:
+                return f"Time! Entry {m.forced_entry + 1}: press"
+            return f"Entry {self.keyed_entry + 1}? turn, press"
+        return None
 
 
 def _label(ev) -> str:
@@ -442,8 +381,7 @@ def _board_problem(board: BoardState | None, geometry: Geometry, holes: bool) ->
         return ""
     present = set(board.holes())
     wanted = set(geometry.holes) if holes else set()
-    take_out = sorted(wanted - present)
-    put_back = sorted(present - wanted)
+    take_out, put_back = sorted(wanted - present), sorted(present - wanted)
     if take_out:
         return "Holes: take out " + ", ".join(take_out) + ", then press."
     if put_back:

@@ -175,6 +175,17 @@ class VirtualBoard:
         self.pending += 1
         self.sched.at(when, self._insert, entry, player)
 
+    def clear_pads(self) -> list[str]:
+        """The players take every resting coin off the pads, as before a new
+        match (nothing senses it; the ground truth says so). Returns the pads."""
+        w, g = self.world, self.geometry
+        cleared = [g.labels[s] for s, c in enumerate(w.codes) if c != HOLE and c & COIN]
+        for label in cleared:
+            w.codes[g.index(label)] &= ~COIN & 0xFF
+        if cleared:
+            self.truth.write({"kind": "hands", "t": round(self.now, 6), "cleared": cleared, "board": w.text()})
+        return cleared
+
     def _insert(self, entry: int, player) -> None:
         self.pending -= 1
         self.world.insert(entry, player)

@@ -1,0 +1,188 @@
+"""The table's latency, memory and idle CPU.
+
+Latency: from the moment the virtual hub writes the frame with a drop's last
+exit event on the pty, through the real hub link, the reconciler, the match
+and the flow, to the rendered OLED image showing the new score. The quiet
+window after a drop's last event (the reconciler waits until no coin of the
+drop can still be falling; it is learned from the board) is a rule of the
+game's sensing, not processing, and is reported separately.
+
+Memory and idle CPU: ``coindrel run`` against the virtual board, idle at the
+menu, measured from /proc.
+
+    python benchmarks/bench_table.py [--drops 300] [--idle 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from coindrel.display import render
+from coindrel.engine import standard_geometry
+from coindrel.events import ExitEvent
+from coindrel.sources.hub import HubSource
+from coindrel.table.daemon import Table
+from coindrel.table.setupmenu import Choices
+from coindrel.table.store import MatchStore
+from coindrel.virtual import BoardConfig, Collect, Scenario, build_board
+from coindrel.virtual.lockstep import LockstepHub
+from coindrel.virtual.wire import WireHub
+
+G = standard_geometry()
+
+
+async def latency(drops: int, tmp: Path) -> tuple[list[float], list[float]]:
+    out = Collect()
+    board, _ = build_board(Scenario(BoardConfig(seed=21)), outputs=[out])
+    hub = LockstepHub(board, WireHub(board), str(tmp / "hub"))
+    source = HubSource(hub.link)
+    now = [0.0]
+    table = Table(G, Choices(clock="off", players=("Ann", "Bo")), source=source, store=MatchStore(tmp / "state").open(),
+                  clock=lambda: now[0], reveal_seconds=0.0)
+    seen = asyncio.Event()
+    heard: list = []
+
+    async def pump():
+        async for ev in source.events():
+            table.handle_event(ev)
+            heard.append(ev)
+            if ev.kind == "status" and ev.state in ("connected", "resync"):
+                asyncio.get_running_loop().create_task(table._read_positions())
+            seen.set()
+
+    await source.start()
+    task = asyncio.create_task(pump())
+
+    async def step_board(t: float) -> None:
+        link = source.link
+        hub.hold = link is None or link._conn is None
+        hub.step(t)
+        await asyncio.sleep(0)
+
+    while not (source.link and source.link.connected and len(table.positions) == G.switch_count):
+        now[0] += 0.05
+        await step_board(now[0])
+        await asyncio.sleep(0.005)
+    table.handle_action("select")  # start a match
+    table.handle_action("select")  # past the reveal
+    lat, quiet = [], []
+    global parts
+    parts = []
+    size = (128, 64)
+    while len(lat) < drops:
+        m = table.flow.match
+        if m is None or m.over:
+            while table.flow.mode != "menu":
+                table.handle_action("select")
+            table.handle_action("select")  # start: the table asks for the pads to be cleared
+            if table.flow.message is not None:
+                board.clear_pads()
+                table.handle_action("select")
+            continue
+        if table.flow.mode != "turn":
+            table.handle_action("select")
+            continue
+        before = len(m.results)
+        board.drop(m.to_move % 8 + len(m.results) % 3, now[0])
+        events_before = len(out.events)
+        last_exit_t = None
+        # Run the cascade in 10 ms slices, handing each slice's frames to the link.
+        while True:
+            now[0] += 0.01
+            n0 = len(heard)
+            t_write = time.perf_counter()
+            await step_board(now[0])
+            new = out.events[events_before:]
+            events_before = len(out.events)
+            exits = [e for e in new if isinstance(e, ExitEvent)]
+            wanted = sum(1 for e in new if e.kind != "status")
+            while sum(1 for e in heard[n0:] if e.kind != "status") < wanted:
+                seen.clear()
+                await asyncio.wait_for(seen.wait(), 10)
+            t_heard = time.perf_counter()
+            if exits:
+                last_exit_t, t_link = exits[-1].t, t_heard - t_write
+            if not board.busy() and not new:
+                break
+        # The board has been quiet long enough: the next step reconciles, scores and redraws.
+        deadline = now[0] + table.reconciler.timing.quiet + 0.01
+        while len(table.flow.match.results) == before and now[0] < deadline + 2:
+            now[0] += 0.01
+            await step_board(now[0])
+            t0 = time.perf_counter()
+            table.step()
+            if len(table.flow.match.results) > before:
+                render(table.flow.view(table.now()), size)
+                t1 = time.perf_counter()
+                if last_exit_t is not None:
+                    lat.append((t_link + (t1 - t0)) * 1000)
+                    parts.append((t_link * 1000, (t1 - t0) * 1000))
+                    quiet.append(now[0] - last_exit_t)
+    task.cancel()
+    await source.close()
+    hub.close()
+    return lat, quiet
+
+
+def idle_figures(seconds: float, tmp: Path) -> tuple[float, float]:
+    config = tmp / "idle.toml"
+    config.write_text(f'[storage]\nstate_dir = "{tmp / "idle-state"}"\n[board]\nsource = "virtual"\n'
+                      f'[display]\ndriver = "dummy"\n')
+    proc = subprocess.Popen([sys.executable, "-m", "coindrel", "run", "--config", str(config)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(3)  # start-up
+        t0, c0 = time.monotonic(), _cpu(proc.pid)
+        time.sleep(seconds)
+        cpu = (_cpu(proc.pid) - c0) / (time.monotonic() - t0) * 100
+        rss = _rss_mb(proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    return rss, cpu
+
+
+def _cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def pct(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--drops", type=int, default=300)
+    ap.add_argument("--idle", type=float, default=10.0, help="seconds of idle measurement")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        lat, quiet = asyncio.run(latency(args.drops, tmp))
+        rss, cpu = idle_figures(args.idle, tmp)
+    print(f"Coindrel table benchmark ({len(lat)} drops, Python {sys.version.split()[0]})")
+    print(f"  exit frame on the pty -> new score in the OLED image: median {statistics.median(lat):.2f} ms, "
+          f"p99 {pct(lat, 99):.2f} ms, max {max(lat):.2f} ms")
+    print(f"  of which link p99 {pct([a for a, b in parts], 99):.2f} ms, reconcile+flow+render p99 {pct([b for a, b in parts], 99):.2f} ms")
+    print(f"  quiet window after a drop's last event (learned):    median {statistics.median(quiet) * 1000:.0f} ms")
+    print(f"  coindrel run, idle at the menu: {rss:.1f} MB resident, {cpu:.1f}% of one core")
+
+
+if __name__ == "__main__":
+    main()

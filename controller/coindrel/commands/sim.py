@@ -1,0 +1,52 @@
+"""``coindrel sim``: the tabletop daemon against the virtual board."""
+
+from __future__ import annotations
+
+import asyncio
+
+from ..engine import EngineError, Variants
+
+HELP = "run the table against the virtual board: emulated OLED, simulated players, optional faults"
+DESCRIPTION = (
+    "Serves a virtual board and sensor hub on a pty, connects the table to it through the real hub link, "
+    "and plays whole matches with simulated players (or you at the keyboard) while the OLED is drawn in "
+    "the terminal. Faults use the virtual board's syntax, e.g. --fault switch_stuck@R3S2,t=20."
+)
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--players", default="greedy,random", help="two of random, greedy, easy, medium, hard (default greedy,random)")
+    p.add_argument("--names", default="Ann,Bo", help="the players' names")
+    p.add_argument("--seed", type=int, default=1, help="seed of the virtual board and the players")
+    p.add_argument("--clock", default="30", choices=("30", "60", "120", "turbo", "off"), help="turn clock")
+    p.add_argument("--holes", action="store_true")
+    p.add_argument("--halved", action="store_true")
+    p.add_argument("--shuffled", action="store_true")
+    p.add_argument("--fault", action="append", default=[], help="a virtual-board fault (repeatable)")
+    p.add_argument("--matches", type=int, default=1)
+    p.add_argument("--think", type=float, default=0.6, help="seconds a simulated player takes per drop")
+    p.add_argument("--display", default="asciiblock", choices=("asciiblock", "asciiart", "text", "capture", "gifanim", "pygame", "none"),
+                   help="how to show the OLED: in the terminal (asciiblock), status lines only (text), PNG frames, a GIF")
+    p.add_argument("--out", help="folder for --display capture, file for --display gifanim")
+    p.add_argument("--no-dropper", action="store_true", help="no coin dropper: the players follow the clock's entry")
+    p.add_argument("--state-dir", help="where matches are saved (default: a new temporary folder)")
+
+
+def run(args) -> int:
+    from ..table.sim import SimOptions, run_sim
+
+    names = tuple(n.strip() for n in args.names.split(","))
+    players = tuple(n.strip() for n in args.players.split(","))
+    if len(names) != 2 or len(players) != 2:
+        raise EngineError("--names and --players each take two values separated by a comma")
+    if args.display in ("capture", "gifanim") and not args.out:
+        raise EngineError(f"--display {args.display} needs --out (a folder of PNGs, or the GIF's path)")
+    opts = SimOptions(
+        players=players, names=names, seed=args.seed, clock=args.clock,
+        variants=Variants(holes=args.holes, halved=args.halved, shuffled=args.shuffled),
+        faults=tuple(args.fault), matches=args.matches, think=args.think, dropper=not args.no_dropper,
+        display=args.display, out=args.out, state_dir=args.state_dir,
+    )
+    table = asyncio.run(run_sim(opts))
+    print(table.last_status)
+    return 0

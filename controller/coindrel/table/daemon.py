@@ -1,0 +1,362 @@
+"""The tabletop daemon: the ports wired to the flow, in one asyncio loop.
+
+    board source ──► events ──► journal, reconciler ──► reports ──► flow ──► view ──► display
+    buttons ──► actions ──────────────────────────────────────────► flow ──► effects ──► outputs
+
+``Table`` holds the parts and does one thing per call (``handle_event``,
+``handle_action``, ``step``), so tests drive it with a fake clock; ``run``
+is the loop that calls them. Time: the match runs on ``clock()`` (monotonic
+plus the offset that carries a recovered match's time on); the reconciler
+runs on the board's own clock, extrapolated between events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from typing import Callable
+
+from ..engine import BoardState, EngineError, Geometry, Match
+from ..engine.core import HOLE
+from ..events import StatusEvent, SwitchEvent
+from ..reconcile import Reconciler
+from . import effects as fx
+from .flow import TableFlow
+from .history import list_matches
+from .journal import JournalError
+from .setupmenu import Choices
+from .status import status_text
+
+log = logging.getLogger("coindrel.table")
+STEP = 0.03  # seconds between steps of the loop (reconciler poll, clock, display)
+
+
+class Table:
+    def __init__(
+        self,
+        geometry: Geometry,
+        choices: Choices,
+        *,
+        source=None,
+        display=None,
+        outputs=None,
+        store=None,
+        notifier=None,
+        clock: Callable[[], float] = time.monotonic,
+        new_seed: Callable[[], int] = lambda: secrets.randbelow(2**53),
+        reveal_seconds: float = 6.0,
+        keyed: bool = False,
+    ):
+        self.geometry = geometry
+        self.source, self.display, self.outputs, self.store, self.notifier = source, display, outputs, store, notifier
+        self._clock = clock
+        self.offset = 0.0  # match time = clock() + offset
+        self._last_now = float("-inf")
+        caps = getattr(source, "capabilities", None)
+        self.halls_known = bool(caps and caps.halls)
+        self.hub_dropper = bool(caps and getattr(caps, "dropper", False))
+        self.hub_leds = bool(caps and getattr(caps, "entry_leds", False))
+        local_dropper = outputs is not None and getattr(outputs, "dropper", None) is not None and outputs.dropper.available
+        self.positions: dict[str, str] = {}
+        self.flow = TableFlow(
+            geometry, choices, new_seed=new_seed, read_board=self.read_board, history=self._history,
+            has_dropper=self.hub_dropper or local_dropper, has_halls=self.halls_known,
+            has_beams=bool(caps and (caps.entries or caps.exits)), keyed=keyed or source is None,
+            reveal_seconds=reveal_seconds,
+        )
+        self.reconciler: Reconciler | None = None
+        self.journal = None
+        self.board_offset: float | None = None  # board time - clock()
+        self.last_status = ""
+        self.reports = 0
+        self.failed: str | None = None  # why the table must restart (a journal that cannot save)
+
+    @property
+    def healthy(self) -> bool:
+        """False withholds the watchdog's ping: systemd restarts the daemon,
+        which resumes from its journal (a journal that cannot write is the one
+        failure the table cannot carry on through)."""
+        return self.failed is None
+
+    # -- time -------------------------------------------------------------------------------
+
+    def now(self) -> float:
+        """Match time: never backwards, also across a restart (rounding included)."""
+        self._last_now = max(self._last_now, self._clock() + self.offset)
+        return self._last_now
+
+    def board_now(self) -> float:
+        """The board's clock, extrapolated from the last event it sent."""
+        return self._clock() + (self.board_offset or 0.0)
+
+    # -- start and resume ----------------------------------------------------------------------
+
+    def resume(self, recovery) -> None:
+        """Carry on with a match recovered from the journal after a restart."""
+        for message in recovery.messages:
+            log.warning("%s", message)
+        if recovery.match is None:
+            return
+        self.offset = recovery.time_offset(self._clock())
+        self._last_now = recovery.last_t or self._last_now
+        self.journal = recovery.journal
+        match = recovery.match
+        if match.over:
+            self.store.finish(self.journal, match)
+            self.journal = None
+            return
+        self.flow.begin(match, self.now(), resumed=True)
+        self._apply_effects()
+        self._replay_open_drop(recovery.records)
+
+    def _replay_open_drop(self, records) -> None:
+        """Board events after the last reconciled drop belong to a drop still
+        open when the table stopped: the new reconciler hears them again, so
+        that drop is reconciled (and scored) when the rest of it comes."""
+        from ..events import event_from_json
+
+        last = max((i for i, r in enumerate(records) if r.kind == "verdict"), default=-1)
+        pending = [event_from_json(r.data) for r in records[last + 1:] if r.kind == "ev"]
+        if not pending or self.reconciler is None:
+            return
+        for ev in pending:
+            if not isinstance(ev, StatusEvent):
+                self.reconciler.feed(ev)
+        self.board_offset = pending[-1].t - self._clock()
+
+    def read_board(self) -> BoardState | None:
+        """The switch positions the hall sensors show (pads empty), or None
+        when the board has no hall sensors."""
+        if not self.halls_known:
+            return None
+        missing = [label for label in self.geometry.labels if label not in self.positions]
+        if missing:
+            raise EngineError(f"No reading yet from {len(missing)} switch(es) ({missing[0]}...): is the hub connected?")
+        unseated = [label for label, pos in self.positions.items() if pos == "mid"]
+        if unseated:
+            raise EngineError("Seat " + ", ".join(unseated[:4]) + ": the rocker is between sides.")
+        codes = []
+        for label in self.geometry.labels:
+            pos = self.positions.get(label)
+            codes.append(HOLE if pos == "none" else (1 if pos == "R" else 0))
+        return BoardState(self.geometry, codes)
+
+    def _history(self):
+        if self.store is None:
+            return []
+        from ..display import HistoryItem
+
+        items = []
+        for m in list_matches(self.store.dir, include_current=False)[:20]:
+            if len(m.players) != 2 or m.result not in ("finished", "abandoned"):
+                continue
+            when = time.strftime("%d %b %H:%M", time.localtime(m.ended or m.started or 0))
+            winner = m.winner if m.winner in (1, 2) else None
+            items.append(HistoryItem(when, tuple(m.players), tuple(m.totals), winner))
+        return items
+
+    # -- inputs ------------------------------------------------------------------------------------
+
+    def handle_event(self, ev) -> None:
+        now = self.now()
+        if isinstance(ev, StatusEvent):
+            if ev.state in ("connected", "disconnected"):
+                self.flow.on_link(ev.state == "connected", ev.detail, now)
+        else:
+            self.board_offset = ev.t - self._clock()
+        if isinstance(ev, SwitchEvent):
+            self.positions[ev.switch] = ev.pos
+        if self.journal is not None:
+            self._save(self.journal.event, ev)
+        if self.reconciler is not None and self.flow.match is not None:
+            self.reconciler.feed(ev)  # outside a match, board events go to no drop and score nothing
+        if not isinstance(ev, StatusEvent):
+            self.flow.on_event(ev, now)
+        self._after_flow()
+
+    def handle_action(self, name: str) -> None:
+        self.flow.on_action(name, self.now())
+        self._after_flow()
+
+    def step(self) -> None:
+        """Reconcile what has settled, run the clock, refresh the outside world."""
+        now = self.now()
+        if self.reconciler is not None:
+            for report in self.reconciler.poll(self.board_now()):
+                self.reports += 1
+                if self.journal is not None:
+                    self._save(self.journal.verdict, report.to_json())
+                self.flow.on_report(report, now)
+                self._after_flow()
+        self.flow.tick(now, self.board_now())
+        self._after_flow()
+        if self.display is not None:
+            self.display.tick(now)
+        if self.outputs is not None:
+            self.outputs.tick(now)
+        self._status()
+
+    # -- effects -----------------------------------------------------------------------------------
+
+    def _after_flow(self) -> None:
+        self._apply_effects()
+        if self.journal is not None and self.flow.match is not None:
+            self._save(self.journal.sync_match, self.flow.match)
+
+    def _save(self, write, *args) -> None:
+        """Journal something; when the journal cannot save, the table stops
+        (systemd restarts it and it recovers the match from what is on disk)."""
+        if self.failed is not None:
+            return
+        try:
+            write(*args)
+        except JournalError as e:
+            self.failed = str(e)
+            log.error("%s", e)
+
+    def _apply_effects(self) -> None:
+        effects, self.flow.effects = self.flow.effects, []
+        now = self.now()
+        for e in effects:
+            try:
+                self._apply(e, now)
+            except Exception:  # an output failing must never stop the match
+                log.exception("could not carry out %s", e)
+
+    def _apply(self, e: fx.Effect, now: float) -> None:
+        o = self.outputs
+        if e.kind == fx.SOUND and o is not None:
+            o.buzzer.play(e.name, now)
+        elif e.kind == fx.LED:
+            if o is not None:
+                if e.name == "off":
+                    o.leds.set(e.entry, False)
+                else:
+                    o.leds.blink(e.entry, now)
+            self._hub_outputs(leds=[] if e.name == "off" else [e.entry])
+        elif e.kind == fx.LEDS_OFF:
+            if o is not None:
+                o.leds.clear()
+            self._hub_outputs(leds=[])
+        elif e.kind == fx.DROP:
+            if o is not None and o.dropper.available:
+                o.dropper.drop(e.entry, now)
+            else:
+                self._hub_outputs(drop=e.entry)
+        elif e.kind == fx.WAKE and self.display is not None:
+            self.display.wake(now)
+        elif e.kind == fx.NEW_MATCH:
+            self._new_match(e.data)
+        elif e.kind == fx.BELIEF:
+            self._reconciler_for(self.flow.match).reset(e.data)
+        elif e.kind == fx.EXPECT and self.reconciler is not None:
+            self.reconciler.expecting = bool(e.data)
+        elif e.kind == fx.END_MATCH:
+            self._end_match(e.name)
+
+    def _hub_outputs(self, **kw) -> None:
+        if self.source is None or not (self.hub_leds or self.hub_dropper):
+            return
+        if "drop" in kw and not self.hub_dropper:
+            return
+        if "leds" in kw and not self.hub_leds:
+            return
+        asyncio.get_event_loop().create_task(self._send_outputs(kw))
+
+    async def _send_outputs(self, kw) -> None:
+        try:
+            await self.source.set_outputs(**kw)
+        except Exception as e:  # a hub without the output, or one that is gone
+            log.warning("hub outputs %s failed: %s", kw, e)
+
+    def _reconciler_for(self, match: Match | None) -> Reconciler:
+        if self.reconciler is None or (match is not None and self.reconciler.variants != match.setup.variants):
+            variants = match.setup.variants if match is not None else None
+            board = match.board if match is not None else BoardState.empty(self.geometry)
+            self.reconciler = Reconciler(self.geometry, board, variants)
+        return self.reconciler
+
+    def _new_match(self, match: Match) -> None:
+        self._reconciler_for(match).reset(match.board)
+        if self.store is not None:
+            self.journal = self.store.begin(match, meta={"halls": self.halls_known})
+
+    def _end_match(self, how: str) -> None:
+        match = self.flow.match
+        if self.journal is not None and match is not None and self.failed is None:
+            self._save(self.journal.sync_match, match)
+            if how == "finished":
+                self.store.finish(self.journal, match)
+            else:
+                self.store.abandon(self.journal, match, "ended from the menu")
+        self.journal = None
+
+    def _status(self) -> None:
+        text = status_text(self.flow.match)
+        if not self.flow.link_up:
+            text += " [waiting for the hub]"
+        if text != self.last_status:
+            self.last_status = text
+            if self.notifier is not None:
+                self.notifier.status(text)
+
+    # -- the loop ------------------------------------------------------------------------------------
+
+    async def run(self, actions: asyncio.Queue | None = None, stop: asyncio.Event | None = None) -> None:
+        stop = stop or asyncio.Event()
+        tasks = [asyncio.create_task(self._pump_steps(stop))]
+        if self.source is not None:
+            await self.source.start()
+            tasks.append(asyncio.create_task(self._pump_events()))
+        if actions is not None:
+            tasks.append(asyncio.create_task(self._pump_actions(actions)))
+        if self.outputs is not None:
+            tasks.append(asyncio.create_task(self.outputs.serve()))
+        if self.notifier is not None:
+            self.notifier.ready(status_text(self.flow.match))
+        try:
+            await stop.wait()
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if self.source is not None:
+                await self.source.close()
+            if self.notifier is not None:
+                self.notifier.stopping()
+
+    async def _pump_events(self) -> None:
+        async for ev in self.source.events():
+            self.handle_event(ev)
+            if isinstance(ev, StatusEvent) and ev.state in ("connected", "resync") and self.halls_known:
+                asyncio.get_running_loop().create_task(self._read_positions())
+
+    async def _read_positions(self) -> None:
+        """Every switch's position, from a snapshot: events only say what changed."""
+        try:
+            snap = await self.source.snapshot()
+        except Exception as e:  # the hub went away again; the next connect asks again
+            log.warning("no snapshot from the board: %s", e)
+            return
+        if self.flow.match is None:
+            self.positions.update(snap.positions)
+        else:  # during a match the switch events are newer than any snapshot
+            for label, pos in snap.positions.items():
+                self.positions.setdefault(label, pos)
+
+    async def _pump_actions(self, actions: asyncio.Queue) -> None:
+        while True:
+            action = await actions.get()
+            self.handle_action(getattr(action, "name", action))
+
+    async def _pump_steps(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            self.step()
+            if self.failed is not None:
+                stop.set()  # nothing more can be saved: let systemd restart us
+                break
+            if self.display is not None:
+                await self.display.show_async(self.flow.view(self.now()), self.now())
+            await asyncio.sleep(STEP)

@@ -1,0 +1,161 @@
+"""What the buttons do during a match: the reveal, turns (with keyed drops
+on a board without entry sensors, and the Think-ahead hint), the pause menu,
+mismatches, putting the board back after an undo, and the results (mixed
+into ``TableFlow``)."""
+
+from __future__ import annotations
+
+from ..display import DiagnosisView, MessageView
+from ..engine import PHASE_REVEAL, PHASE_TURN, EngineError
+from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
+from . import effects as fx
+from .restore import restore_steps
+
+PAUSE_ITEMS = ("Resume", "Undo last drop", "End match", "Rules")
+HINT_SECONDS = 8.0
+
+
+class MatchModes:
+    def _act_reveal(self, action: str, now: float) -> None:
+        if action in (SELECT, HOLD_SELECT):
+            self._start_turns(now)
+
+    def _act_turn(self, action: str, now: float) -> None:
+        m = self.match
+        if self.message is not None:
+            self.message = None
+            return
+        if action == BACK:
+            self._pause("player", now)
+            self._go("paused", now)
+        elif action == HOLD_SELECT and m.phase == PHASE_TURN and not self._computer_to_move():
+            self.show_hint(now)
+        elif self.keyed and m.phase == PHASE_TURN and not self._computer_to_move():
+            if action in (NEXT, PREV):
+                count = self.geometry.entry_count
+                self.keyed_entry = (self.keyed_entry + (1 if action == NEXT else -1)) % count
+            elif action == SELECT:
+                entry = m.forced_entry if m.forced_entry is not None else self.keyed_entry
+                self.play_keyed(entry, now)
+
+    def show_hint(self, now: float) -> None:
+        """Think ahead: the best entry for the player to move, and why."""
+        from ..ai import hint
+
+        try:
+            h = hint(self.match, searcher=self.searcher)
+        except EngineError as e:
+            self.message = MessageView("No hint", str(e))
+        else:
+            self.message = MessageView(f"Think ahead: entry {h.entry + 1}", "\n".join(h.lines))
+        self.message_until = now + HINT_SECONDS
+
+    def play_keyed(self, entry: int, now: float) -> None:
+        """A drop keyed in by the players on a board without sensors: the engine scores it."""
+        m = self.match
+        m.coin_seen(now)
+        result = m.play(entry, now)
+        self.hit_exits = result.exits
+        self._emit(fx.LEDS_OFF)
+        self._emit(fx.SOUND, "score" if result.points else "nothing")
+        self._after_drop(result, now)
+
+    def _act_paused(self, action: str, now: float) -> None:
+        if action in (NEXT, PREV):
+            self.selected = (self.selected + (1 if action == NEXT else -1)) % len(PAUSE_ITEMS)
+            return
+        if action == BACK:
+            choice = "Resume"
+        elif action in (SELECT, HOLD_SELECT):
+            choice = PAUSE_ITEMS[self.selected]
+        else:
+            return
+        if choice == "Resume":
+            self._resume("player", now)
+            self._go("turn", now)
+        elif choice == "Undo last drop":
+            self._undo(now)
+        elif choice == "End match":
+            self._emit(fx.END_MATCH, "abandoned")
+            self.last_board = self.match.board.copy()
+            self.match, self.pauses = None, set()
+            self._go("menu", now)
+        elif choice == "Rules":
+            self.back_to = "paused"
+            self._go("rules", now)
+
+    def _act_mismatch(self, action: str, now: float) -> None:
+        d = self.diagnosis
+        if action in (NEXT, PREV):
+            step = 1 if action == NEXT else -1
+            self.diagnosis = DiagnosisView(d.title, d.findings, d.options, (d.selected + step) % len(d.options),
+                                           d.expected, d.observed, d.drop)
+            return
+        if action not in (SELECT, HOLD_SELECT, BACK):
+            return
+        choice = d.options[d.selected] if action != BACK else "Board is right"
+        self.diagnosis = None
+        if choice == "Undo last drop":
+            self._undo(now)
+            return
+        self._resume("mismatch", now)
+        m = self.match
+        self._go("round-result" if m.over or m.phase == PHASE_REVEAL else "turn", now)
+
+    def _undo(self, now: float) -> None:
+        m = self.match
+        before = m.board.copy()
+        try:
+            m.undo(now)
+        except EngineError as e:
+            self.message = MessageView("Cannot undo", str(e), alert=True)
+            self.message_until = now + HINT_SECONDS
+            self._resume("player", now)
+            self._go("turn", now)
+            return
+        self.restore_coins = (before, m.board.copy())
+        self._emit(fx.BELIEF, data=m.board)
+        self.pauses.discard("mismatch")
+        self.restore = restore_steps(m.board, self.halls, self.restore_coins)
+        self._go("restore", now)
+
+    def _act_restore(self, action: str, now: float) -> None:
+        if action in (SELECT, HOLD_SELECT):
+            if self.has_halls and any(s.startswith("Flip") for s in self.restore):
+                return  # the hall sensors still see switches to put back
+            self.restore = []
+            self._resume("player", now)
+            self._resume("mismatch", now)
+            self._go("reveal" if self.match.phase == PHASE_REVEAL else "turn", now)
+
+    def _act_round_result(self, action: str, now: float) -> None:
+        if action in (SELECT, HOLD_SELECT):
+            self._go("result" if self.match.over else "reveal", now)
+
+    def _act_result(self, action: str, now: float) -> None:
+        if action in (SELECT, HOLD_SELECT, BACK):
+            self.match = None
+            self._go("menu", now)
+
+    # -- the computer opponent ---------------------------------------------------------------
+
+    def _computer_to_move(self) -> bool:
+        return self.opponent is not None and self.match is not None and self.match.to_move == 2
+
+    def computer_turn(self, now: float) -> None:
+        """The computer chooses once per turn; the dropper drops its coin, or a
+        person is asked to, and the entry beam confirms it."""
+        from ..ai.solo import computer_drop
+
+        m = self.match
+        if self.computer is not None or m.phase != PHASE_TURN:
+            return
+        self.computer = computer_drop(m, self.opponent)
+        entry = m.forced_entry if m.forced_entry is not None else self.computer.entry
+        if self.keyed:
+            self.computer = None
+            self.play_keyed(entry, now)
+        elif self.has_dropper:
+            self._emit(fx.DROP, "", entry)
+        else:
+            self._emit(fx.LED, "blink", entry)

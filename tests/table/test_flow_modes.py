@@ -1,0 +1,124 @@
+"""The flow's other modes: keyed drops, boards without hall sensors, hints,
+solo play and lessons."""
+
+from coindrel.display import LessonView, MatchView, MenuView, MessageView
+from coindrel.engine import BoardState, drop, standard_geometry
+from coindrel.events import EntryEvent, ExitEvent, SwitchEvent
+from coindrel.reconcile.report import DropReport
+from coindrel.table import effects as fx
+from coindrel.table.flow import TableFlow
+from coindrel.table.setupmenu import Choices
+
+G = standard_geometry()
+FLAT = "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
+
+
+def flow_for(board=FLAT, **kw):
+    choices = kw.pop("choices", Choices(clock="off"))
+    return TableFlow(G, choices, new_seed=lambda: 7, read_board=lambda: BoardState.parse(board) if board else None, **kw)
+
+
+def start(flow, now=0.0):
+    flow.on_action("select", now)
+    flow.on_action("select", now)
+    assert flow.mode == "turn"
+    return flow.match
+
+
+def test_keyed_drops_on_a_board_without_sensors():
+    flow = flow_for(board=None, keyed=True, has_halls=False, has_beams=False)
+    flow.on_action("select", 0)
+    v = flow.view(0)
+    assert isinstance(v, MessageView) and "pad to the left" in v.text  # nothing senses the rockers
+    flow.on_action("select", 1)  # done: start
+    assert flow.mode == "reveal" and flow.match.board.text() == FLAT
+    flow.on_action("select", 2)
+    m = flow.match
+    assert flow.view(2).status == "Entry 1? turn, press"
+    flow.on_action("next", 3)
+    flow.on_action("next", 3)
+    assert flow.view(3).status == "Entry 3? turn, press"
+    flow.on_action("select", 4)
+    assert m.results[0].entry == 2 and m.results[0].player == 1
+    assert m.board.text() == drop(BoardState.parse(FLAT), [2]).board.text()
+
+
+def test_hold_select_shows_the_think_ahead_hint():
+    flow = flow_for()
+    start(flow)
+    flow.on_action("hold-select", 1.0)
+    v = flow.view(1.0)
+    assert isinstance(v, MessageView) and v.title.startswith("Think ahead: entry ")
+    flow.tick(20.0)
+    assert isinstance(flow.view(20.0), MatchView)
+
+
+def test_solo_play_asks_a_person_to_drop_the_computers_coin():
+    choices = Choices(clock="off", opponent="medium")
+    flow = flow_for(choices=choices)
+    m = start(flow)
+    assert m.setup.players[1] == "Coindrel medium"
+    o = drop(m.board, [0])
+    flow.on_event(EntryEvent(1.0, 0), 1.0)
+    flow.on_report(DropReport(drop=1, entry=0, entry_seen=True, t=1.0, expected_exits=o.exits, observed_exits=o.exits,
+                              state=o.board.rows(), scored_exits=o.exits), 2.0)
+    flow.effects.clear()
+    flow.tick(2.1)  # the computer's turn: it chooses, and asks for its coin
+    assert flow.computer is not None
+    entry = flow.computer.entry
+    assert (fx.LED, "blink", entry) in [(e.kind, e.name, e.entry) for e in flow.effects]
+    assert flow.view(2.2).status == f"Drop my coin: entry {entry + 1}"
+    wrong = (entry + 1) % 8
+    flow.on_event(EntryEvent(3.0, wrong), 3.0)
+    assert "went in entry" in flow.view(3.0).text
+
+
+def test_solo_with_a_dropper_drops_by_itself():
+    flow = flow_for(choices=Choices(clock="off", opponent="easy"), has_dropper=True)
+    m = start(flow)
+    m.record(0, [], None, 1.0)  # the person's drop
+    flow.effects.clear()
+    flow.tick(1.5)
+    drops = [e for e in flow.effects if e.kind == fx.DROP]
+    assert len(drops) == 1 and drops[0].entry == flow.computer.entry
+
+
+def test_a_lesson_runs_from_the_menu_on_board_events():
+    flow = flow_for()
+    while flow.menu.selected != 9:  # Learn by playing
+        flow.on_action("next", 0)
+    flow.on_action("select", 0)
+    assert flow.mode == "lessons" and isinstance(flow.view(0), MenuView)
+    flow.on_action("select", 0)
+    assert flow.mode == "lesson"
+    v = flow.view(0)
+    assert isinstance(v, LessonView) and v.step == 1
+    lesson = flow.runner.lesson
+    # Set every switch the step asks for, as the hall sensors would report it.
+    for label, want in flow.runner.step.required:
+        flow.on_event(SwitchEvent(0.1, label, want), 0.1)
+    for _ in range(3):
+        if flow.runner.phase in ("coins",):
+            flow.on_action("select", 0.2)
+    assert flow.runner.phase == "drop", flow.runner.phase
+    entry = flow.runner.prompt.entry
+    board = flow.runner.prompt.board
+    o = drop(board, [entry])
+    flow.on_event(EntryEvent(1.0, entry), 1.0)
+    t = 1.1
+    for s in o.flipped:
+        flow.on_event(SwitchEvent(t, G.labels[s], "mid"), t)
+        t += 0.02
+    after = o.board
+    for s in set(o.flipped):
+        flow.on_event(SwitchEvent(t, G.labels[s], "LR"[after.codes[s] & 1]), t)
+    for x in o.exits:
+        flow.on_event(ExitEvent(t + 0.1, x), t + 0.1)
+    flow.tick(10.0, board_now=10.0)
+    assert flow.runner.phase == "explain" and flow.runner.prompt.matched is not False
+    assert lesson.title
+    for _ in range(40):
+        if flow.mode != "lesson":
+            break
+        flow.on_action("back", 11.0)
+    assert flow.mode == "lessons"
