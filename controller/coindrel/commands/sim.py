@@ -10,12 +10,15 @@ HELP = "run the table against the virtual board: emulated OLED, simulated player
 DESCRIPTION = (
     "Serves a virtual board and sensor hub on a pty, connects the table to it through the real hub link, "
     "and plays whole matches with simulated players (or you at the keyboard) while the OLED is drawn in "
-    "the terminal. Faults use the virtual board's syntax, e.g. --fault switch_stuck@R3S2,t=20."
+    "the terminal. Faults use the virtual board's syntax, e.g. --fault switch_stuck@R3S2,t=20. "
+    "At the keyboard: 1-8 drop a coin into that entry; the table's buttons are the arrow keys "
+    "(turn the knob), Enter (press), Backspace (back) and h (hold the knob down); q quits."
 )
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--players", default="greedy,random", help="two of random, greedy, easy, medium, hard (default greedy,random)")
+    p.add_argument("--players", default="greedy,random",
+                   help="two of random, greedy, easy, medium, hard, or keyboard for a person (default greedy,random)")
     p.add_argument("--names", default="Ann,Bo", help="the players' names")
     p.add_argument("--seed", type=int, default=1, help="seed of the virtual board and the players")
     p.add_argument("--clock", default="30", choices=("30", "60", "120", "turbo", "off"), help="turn clock")
@@ -25,16 +28,27 @@ def add_arguments(p) -> None:
     p.add_argument("--fault", action="append", default=[], help="a virtual-board fault (repeatable)")
     p.add_argument("--matches", type=int, default=1)
     p.add_argument("--think", type=float, default=0.6, help="seconds a simulated player takes per drop")
-    p.add_argument("--display", default="asciiblock", choices=("asciiblock", "asciiart", "text", "capture", "gifanim", "pygame", "none"),
-                   help="how to show the OLED: in the terminal (asciiblock), status lines only (text), PNG frames, a GIF")
+    p.add_argument("--display", default=None, choices=("asciiblock", "asciiart", "text", "capture", "gifanim", "pygame", "none"),
+                   help="how to show the OLED: in the terminal (asciiblock, the default on a terminal), status lines only "
+                        "(text, the default otherwise), PNG frames (capture), a GIF (gifanim), a window (pygame)")
     p.add_argument("--out", help="folder for --display capture, file for --display gifanim")
     p.add_argument("--no-dropper", action="store_true", help="no coin dropper: the players follow the clock's entry")
     p.add_argument("--state-dir", help="where matches are saved (default: a new temporary folder)")
 
 
 def run(args) -> int:
+    import os
+    import sys
+
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # luma.emulator's pygame greets on import
     from ..table.sim import SimOptions, run_sim
 
+    if args.display is None:
+        import shutil
+
+        cols, rows = shutil.get_terminal_size((0, 0))
+        # the emulated OLED needs a real terminal of some size; otherwise print status lines
+        args.display = "asciiblock" if sys.stdout.isatty() and cols >= 64 and rows >= 20 else "text"
     names = tuple(n.strip() for n in args.names.split(","))
     players = tuple(n.strip() for n in args.players.split(","))
     if len(names) != 2 or len(players) != 2:

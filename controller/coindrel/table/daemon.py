@@ -69,6 +69,7 @@ class Table:
         self.reconciler: Reconciler | None = None
         self.journal = None
         self.board_offset: float | None = None  # board time - clock()
+        self.last_board_t = float("-inf")
         self.last_status = ""
         self.reports = 0
         self.failed: str | None = None  # why the table must restart (a journal that cannot save)
@@ -88,7 +89,13 @@ class Table:
         return self._last_now
 
     def board_now(self) -> float:
-        """The board's clock, extrapolated from the last event it sent."""
+        """The board's clock, extrapolated from the last thing it sent (an
+        event, or a heartbeat the source reports as its board time)."""
+        if self.source is not None and hasattr(self.source, "board_time"):
+            t = self.source.board_time()
+            if t > self.last_board_t:
+                self.last_board_t = t
+                self.board_offset = t - self._clock()
         return self._clock() + (self.board_offset or 0.0)
 
     # -- start and resume ----------------------------------------------------------------------

@@ -44,6 +44,7 @@ class SimOptions:
     faults: tuple[str, ...] = ()
     matches: int = 1
     think: float = 0.6  # seconds a simulated player takes to drop
+    pause: float = 3.0  # seconds the simulated players look at a screen before pressing on
     speed: float = 1.0  # board seconds per real second
     dropper: bool = True
     display: str = "asciiblock"  # asciiblock, asciiart, capture, gifanim, pygame, text, none
@@ -60,6 +61,7 @@ class SimPlayers:
     def __init__(self, table: Table, board, opts: SimOptions, clock=time.monotonic):
         self.table, self.board, self.opts, self.clock = table, board, opts, clock
         self.bots = [None if k == "keyboard" else player_by_name(k, opts.seed + i + 1) for i, k in enumerate(opts.players)]
+        self.people = any(b is None for b in self.bots)  # a person works the buttons themselves
         self.waiting_since: float | None = None
         self.dropped_at = -1  # the match's turn count when we last dropped
         self.dropped_time = 0.0
@@ -74,7 +76,9 @@ class SimPlayers:
             self._last_mode, self.waiting_since = mode, now
         waited = now - (self.waiting_since or now)
         m = flow.match
-        if mode == "menu" and waited > 1.0:
+        if self.people and mode != "turn":
+            return
+        if mode == "menu" and waited > min(1.0, self.opts.pause):
             if self.matches_done >= self.opts.matches:
                 self.finished.set()
             elif flow.message is None:
@@ -83,7 +87,7 @@ class SimPlayers:
                 if "coins off" in flow.message.text:
                     self.board.clear_pads()  # the players tidy the board, then say so
                 self.table.handle_action("select")
-        elif mode in ("mismatch", "round-result", "result") and waited > 3.0:
+        elif mode in ("mismatch", "round-result", "result") and waited > self.opts.pause:
             if mode == "result":
                 self.matches_done += 1
             self.table.handle_action("select")  # Board is right / go on
@@ -104,6 +108,61 @@ class SimPlayers:
             self.dropped_at, self.dropped_time = len(m.results), now
         elif mode == "turn":
             self.waiting_since = now if m is None or m.phase != PHASE_TURN else self.waiting_since
+
+
+class Keyboard:
+    """A person at the terminal: 1-8 drop a coin into the virtual board (their
+    hand), arrows/Enter/Backspace/h are the table's knob and buttons, q quits."""
+
+    KEYS = {"\x1b[A": "prev", "\x1b[D": "prev", "\x1b[B": "next", "\x1b[C": "next", "\r": "select", "\n": "select",
+            " ": "select", "\x7f": "back", "\x08": "back", "b": "back", "h": "hold-select", "H": "hold-select"}
+
+    def __init__(self, table: Table, board, stop: asyncio.Event):
+        self.table, self.board, self.stop = table, board, stop
+        self.buffer = ""
+
+    def start(self) -> None:
+        import termios
+        import tty
+
+        fd = sys.stdin.fileno()
+        self.saved = termios.tcgetattr(fd)
+        tty.setcbreak(fd)
+        asyncio.get_running_loop().add_reader(fd, self._readable)
+
+    def close(self) -> None:
+        import termios
+
+        fd = sys.stdin.fileno()
+        asyncio.get_running_loop().remove_reader(fd)
+        termios.tcsetattr(fd, termios.TCSADRAIN, self.saved)
+
+    def _readable(self) -> None:
+        import os
+
+        data = os.read(sys.stdin.fileno(), 64).decode("utf-8", "replace")
+        if not data:
+            self.stop.set()
+            return
+        self.feed(data)
+
+    def feed(self, data: str) -> None:
+        self.buffer += data
+        while self.buffer:
+            key = next((k for k in self.KEYS if self.buffer.startswith(k)), None)
+            if key is None and self.buffer.startswith("\x1b") and len(self.buffer) < 3:
+                return  # the rest of an arrow key is on its way
+            key = key or self.buffer[0]
+            self.buffer = self.buffer[len(key):]
+            self.key(key)
+
+    def key(self, key: str) -> None:
+        if key in "12345678" and len(key) == 1:
+            self.board.drop(int(key) - 1)
+        elif key in ("q", "Q"):
+            self.stop.set()
+        elif key in self.KEYS:
+            self.table.handle_action(self.KEYS[key])
 
 
 class MockDropper:
@@ -185,9 +244,14 @@ async def run_sim(opts: SimOptions, say=None) -> Table:
             await asyncio.sleep(0.02)
 
     driver = asyncio.create_task(drive())
+    keyboard = Keyboard(table, board, stop) if "keyboard" in opts.players and sys.stdin.isatty() else None
+    if keyboard is not None:
+        keyboard.start()
     try:
         await table.run(None, stop)
     finally:
+        if keyboard is not None:
+            keyboard.close()
         driver.cancel()
         server.stop()
         await asyncio.gather(driver, server_task, return_exceptions=True)
