@@ -46,3 +46,48 @@ def test_keys_drop_coins_and_press_buttons():
     assert Board.drops == [2, 7]
     assert Table.actions == ["next", "prev", "select", "back", "hold-select"]
     assert stop.is_set()
+
+
+def test_sim_against_the_tables_own_computer_opponent(tmp_path):
+    opts = SimOptions(think=0.05, pause=0.2, clock="turbo", display="none", state_dir=str(tmp_path), speed=10.0,
+                      opponent="hard", dropper=False, reveal_seconds=0.2)
+    asyncio.run(run_sim(opts, say=lambda text: None))
+    from coindrel.table.history import list_matches
+
+    (summary,) = list_matches(tmp_path)
+    assert summary.players == ("Ann", "Coindrel hard") and summary.result == "finished"
+
+
+def test_a_person_sets_up_a_lesson_with_the_virtual_hands(tmp_path):
+    from coindrel.engine import standard_geometry
+    from coindrel.table.daemon import Table
+    from coindrel.table.setupmenu import Choices
+    from coindrel.virtual import BoardConfig, Collect, Scenario, build_board
+
+    out = Collect()
+    board, _ = build_board(Scenario(BoardConfig(seed=2)), outputs=[out])
+    from coindrel.sources.base import Capabilities
+
+    class Sensors:
+        capabilities = Capabilities(entries=tuple(range(8)), exits=tuple(range(16)), halls=standard_geometry().labels)
+
+    table = Table(standard_geometry(), Choices(), source=Sensors(), clock=lambda: board.now)
+    flow = table.flow
+    wanted = dict(flow.lessons[0].steps[0].required)
+    for label, side in wanted.items():  # the board starts the other way round
+        board.set_by_hand(label, "R" if side == "L" else "L")
+    board.run_until(1.0)
+    flow.mode = "lessons"
+    table.handle_action("select")  # the first lesson
+    assert flow.mode == "lesson"
+    for s, c in enumerate(board.world.codes):
+        flow.halls[standard_geometry().labels[s]] = "LR"[c & 1]
+    flow.runner.positions.update(flow.halls)
+    assert set(flow.runner.still_to_set()) == set(wanted.items())
+    seen = len(out.events)
+    kb = Keyboard(table, board, asyncio.Event())
+    kb.feed("s")
+    board.run_until(board.now + 2.0)
+    for ev in out.events[seen:]:
+        table.handle_event(ev)
+    assert flow.runner.still_to_set() == ()

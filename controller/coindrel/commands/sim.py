@@ -12,7 +12,8 @@ DESCRIPTION = (
     "and plays whole matches with simulated players (or you at the keyboard) while the OLED is drawn in "
     "the terminal. Faults use the virtual board's syntax, e.g. --fault switch_stuck@R3S2,t=20. "
     "At the keyboard: 1-8 drop a coin into that entry; the table's buttons are the arrow keys "
-    "(turn the knob), Enter (press), Backspace (back) and h (hold the knob down); q quits."
+    "(turn the knob), Enter (press), Backspace (back) and h (hold the knob down); s sets the board up "
+    "as a lesson asks; q quits."
 )
 
 
@@ -20,6 +21,8 @@ def add_arguments(p) -> None:
     p.add_argument("--players", default="greedy,random",
                    help="two of random, greedy, easy, medium, hard, or keyboard for a person (default greedy,random)")
     p.add_argument("--names", default="Ann,Bo", help="the players' names")
+    p.add_argument("--opponent", default="person", choices=("person", "easy", "medium", "hard"),
+                   help="player 2 is the table's own computer opponent at this level")
     p.add_argument("--seed", type=int, default=1, help="seed of the virtual board and the players")
     p.add_argument("--clock", default="30", choices=("30", "60", "120", "turbo", "off"), help="turn clock")
     p.add_argument("--holes", action="store_true")
@@ -56,7 +59,7 @@ def run(args) -> int:
     if args.display in ("capture", "gifanim") and not args.out:
         raise EngineError(f"--display {args.display} needs --out (a folder of PNGs, or the GIF's path)")
     opts = SimOptions(
-        players=players, names=names, seed=args.seed, clock=args.clock,
+        players=players, names=names, opponent=args.opponent, seed=args.seed, clock=args.clock,
         variants=Variants(holes=args.holes, halved=args.halved, shuffled=args.shuffled),
         faults=tuple(args.fault), matches=args.matches, think=args.think, dropper=not args.no_dropper,
         display=args.display, out=args.out, state_dir=args.state_dir,

@@ -37,6 +37,7 @@ SOLENOID_PINS = (4, 23, 24, 25, 8, 7, 9, 10)  # mock pins: one solenoid per entr
 @dataclass
 class SimOptions:
     players: tuple[str, str] = ("greedy", "random")  # computer levels, or "keyboard"
+    opponent: str = "person"  # the table's own computer opponent (easy, medium, hard) plays player 2
     names: tuple[str, str] = ("Ann", "Bo")
     seed: int = 1
     clock: str = "30"
@@ -93,6 +94,13 @@ class SimPlayers:
             self.table.handle_action("select")  # Board is right / go on
         elif mode == "turn" and m is not None and m.phase == PHASE_TURN and flow.message is None:
             bot = self.bots[m.to_move - 1]
+            if flow.opponent is not None and m.to_move == 2:
+                # the table's computer opponent: its dropper drops, or it asks a person to
+                if flow.computer is None or flow.has_dropper or len(m.results) == self.dropped_at:
+                    return
+                self.board.drop(flow.computer.entry)
+                self.dropped_at, self.dropped_time = len(m.results), now
+                return
             if bot is None or not flow.link_up:
                 return  # a person's turn, or the table cannot see the board
             if len(m.results) == self.dropped_at and now - self.dropped_time < RETRY:
@@ -112,7 +120,8 @@ class SimPlayers:
 
 class Keyboard:
     """A person at the terminal: 1-8 drop a coin into the virtual board (their
-    hand), arrows/Enter/Backspace/h are the table's knob and buttons, q quits."""
+    hand), arrows/Enter/Backspace/h are the table's knob and buttons, s sets
+    the board up as a lesson asks (hands on the virtual board), q quits."""
 
     KEYS = {"\x1b[A": "prev", "\x1b[D": "prev", "\x1b[B": "next", "\x1b[C": "next", "\r": "select", "\n": "select",
             " ": "select", "\x7f": "back", "\x08": "back", "b": "back", "h": "hold-select", "H": "hold-select"}
@@ -159,10 +168,28 @@ class Keyboard:
     def key(self, key: str) -> None:
         if key in "12345678" and len(key) == 1:
             self.board.drop(int(key) - 1)
+        elif key in ("s", "S"):
+            self.set_up()
         elif key in ("q", "Q"):
             self.stop.set()
         elif key in self.KEYS:
             self.table.handle_action(self.KEYS[key])
+
+
+    def set_up(self) -> None:
+        """Do with the virtual board's hands what the lesson on screen asks:
+        rockers to their sides, coins on (or off) the pads."""
+        runner = self.table.flow.runner
+        if runner is None:
+            return
+        for label, want in runner.still_to_set():
+            if want in ("L", "R"):
+                self.board.set_by_hand(label, want)
+        p = runner.prompt
+        for label in p.coins:
+            self.board.place_coin(label)
+        for label in p.remove:
+            self.board.take_coin(label)
 
 
 class MockDropper:
@@ -223,7 +250,7 @@ async def run_sim(opts: SimOptions, say=None) -> Table:
     state_dir = opts.state_dir or tempfile.mkdtemp(prefix="coindrel-sim-")
     store = MatchStore(state_dir).open()
     source = make_source("hub", {"url": server.url})
-    choices = Choices(clock=opts.clock, variants=opts.variants, players=opts.names)
+    choices = Choices(clock=opts.clock, variants=opts.variants, players=opts.names, opponent=opts.opponent)
     table = Table(g, choices, source=source, display=display, outputs=outputs, store=store,
                   reveal_seconds=opts.reveal_seconds)
     players = SimPlayers(table, board, opts)

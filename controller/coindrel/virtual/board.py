@@ -28,6 +28,16 @@ from .timing import TimingModel
 from .truth import TruthLog
 
 
+class _Hands:
+    """What a person's hands are to the physics: an actor without a fault."""
+
+    id = 0
+    name = "hands"
+
+
+_HANDS = _Hands()
+
+
 @dataclass(frozen=True)
 class BoardConfig:
     board: str = "standard"  # standard, mirrored or a board file (as the observation log header names it)
@@ -174,6 +184,25 @@ class VirtualBoard:
             raise EngineError(f"a drop at {when:.3f} s is in the past; the board is at {self.now:.3f} s")
         self.pending += 1
         self.sched.at(when, self._insert, entry, player)
+
+    def set_by_hand(self, label: str, side: str) -> dict:
+        """A person pushes a rocker over (a lesson's set-up, a player putting
+        the board back): it moves as a hand moves it, a resting coin falls out."""
+        s = self.geometry.index(label)
+        info = self.world.hand_move(s, 0 if side == "L" else 1, _HANDS)
+        self.truth.write({"kind": "hands", "t": round(self.now, 6), "moved": label, **info})
+        return info
+
+    def place_coin(self, label: str) -> bool:
+        """A person puts a coin on a pad (nothing senses it)."""
+        info = self.world.add_coin(self.geometry.index(label))
+        self.truth.write({"kind": "hands", "t": round(self.now, 6), "coin_on": label, **info})
+        return info.get("applied", True)
+
+    def take_coin(self, label: str) -> bool:
+        info = self.world.remove_coin(self.geometry.index(label))
+        self.truth.write({"kind": "hands", "t": round(self.now, 6), "coin_off": label, **info})
+        return info.get("applied", True)
 
     def clear_pads(self) -> list[str]:
         """The players take every resting coin off the pads, as before a new
