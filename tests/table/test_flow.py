@@ -97,6 +97,7 @@ def test_undo_after_a_mismatch_asks_to_put_the_board_back():
     o = drop(m.board, [0])
     rep = report_for(m, 0, 1, verdict="mismatch", diagnosis=[finding])
     flow.on_report(rep, 2.0)
+    flow.on_action("next", 2.0)  # Correct score
     flow.on_action("next", 2.0)  # Undo last drop
     flow.on_action("select", 2.5)
     assert flow.mode == "restore" and m.results == [] and m.board.text() == FLAT
@@ -190,3 +191,24 @@ def test_events_outside_a_drop_are_flagged_not_scored():
     assert m.totals == (0, 0)
     flow.tick(7.0)  # the note goes away by itself
     assert isinstance(flow.view(7.0), MatchView)
+
+
+def test_correcting_the_score_of_the_last_drop():
+    flow = make_flow()
+    m = started(flow)
+    finding = type("F", (), {"say": "Exit 16 did not see a coin."})()
+    o = drop(m.board, [7])  # entry 8 on a flat board reaches exit 16
+    rep = report_for(m, 7, 1, verdict="mismatch", seen=(), diagnosis=[finding])
+    rep.scored_exits = ()  # suppose the reconciler could not tell: nothing scored
+    flow.on_report(rep, 1.0)
+    assert m.totals == (0, 0)
+    flow.on_action("next", 1.0)  # Correct score
+    flow.on_action("select", 1.0)
+    assert flow.mode == "correct"
+    for _ in range(15):
+        flow.on_action("next", 1.1)
+    flow.on_action("select", 1.2)  # exit 16: one coin
+    assert flow.view(1.2).items[15].value == "1"
+    flow.on_action("hold-select", 1.3)  # done
+    assert flow.mode == "turn" and m.totals == (2, 0) and m.results[-1].exits == (15,)
+    assert len(m.results) == 1 and m.to_move == 2 and m.board.text() == o.board.text()

@@ -80,3 +80,26 @@ def test_restarts_at_random_moments_resume_exactly(tmp_path):
     final = table.flow.match
     assert final is not None and final.over
     assert [c & 1 for c in final.board.codes] == [c & 1 for c in board.world.codes]  # belief = the real board
+
+
+def test_the_boards_learned_timing_outlives_a_restart(tmp_path):
+    from coindrel.engine import Match, MatchSetup
+
+    def table():
+        store = MatchStore(tmp_path).open()
+        return Table(G, Choices(), source=BoardOnly(), store=store), store
+
+    first, store = table()
+    rec = first._reconciler_for(Match(MatchSetup(seed=1)))
+    for _ in range(10):
+        rec.timing.gaps.append(0.2)
+    rec.timing.learned = 10
+    first.save_timing()
+    store.close()
+    second, store = table()
+    again = second._reconciler_for(Match(MatchSetup(seed=1)))
+    assert again.timing.ready and abs(again.timing.quiet - 0.36) < 1e-9
+    store.close()
+    (tmp_path / "board-timing.json").write_text("{not json")
+    third, _ = table()
+    assert not third._reconciler_for(Match(MatchSetup(seed=1))).timing.ready  # damaged: learned again

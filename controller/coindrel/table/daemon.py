@@ -13,6 +13,7 @@ runs on the board's own clock, extrapolated between events.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 import time
@@ -22,14 +23,16 @@ from ..engine import BoardState, EngineError, Geometry, Match
 from ..engine.core import HOLE
 from ..events import StatusEvent, SwitchEvent
 from ..reconcile import Reconciler
+from ..reconcile.observed import Sensors
 from . import effects as fx
 from .flow import TableFlow
 from .history import list_matches
-from .journal import JournalError
+from .journal import JournalError, write_durably
 from .setupmenu import Choices
 from .status import status_text
 
 log = logging.getLogger("coindrel.table")
+TIMING_FILE = "board-timing.json"
 STEP = 0.03  # seconds between steps of the loop (reconciler poll, clock, display)
 
 
@@ -60,6 +63,9 @@ class Table:
         self.hub_leds = bool(caps and getattr(caps, "entry_leds", False))
         local_dropper = outputs is not None and getattr(outputs, "dropper", None) is not None and outputs.dropper.available
         self.positions: dict[str, str] = {}
+        # what the reconciler may expect to hear about (a GPIO build has no hall sensors)
+        self.sensors = Sensors(entries=bool(caps and caps.entries), exits=bool(caps and caps.exits),
+                               halls=self.halls_known) if caps is not None else Sensors()
         self.flow = TableFlow(
             geometry, choices, new_seed=new_seed, read_board=self.read_board, history=self._history,
             has_dropper=self.hub_dropper or local_dropper, has_halls=self.halls_known,
@@ -282,8 +288,33 @@ class Table:
         if self.reconciler is None or (match is not None and self.reconciler.variants != match.setup.variants):
             variants = match.setup.variants if match is not None else None
             board = match.board if match is not None else BoardState.empty(self.geometry)
-            self.reconciler = Reconciler(self.geometry, board, variants)
+            self.reconciler = Reconciler(self.geometry, board, variants, sensors=self.sensors)
+            self._restore_timing()
         return self.reconciler
+
+    # The board's timing, as the reconciler learned it, outlives a restart.
+
+    @property
+    def _timing_path(self):
+        return None if self.store is None else self.store.dir / TIMING_FILE
+
+    def _restore_timing(self) -> None:
+        path = self._timing_path
+        if path is None or not path.exists():
+            return
+        try:
+            self.reconciler.timing.restore(json.loads(path.read_text()))
+        except (OSError, ValueError, EngineError) as e:
+            log.warning("%s: %s; the board's timing is learned again", path, e)
+
+    def save_timing(self) -> None:
+        path = self._timing_path
+        if path is None or self.reconciler is None or not self.reconciler.timing.learned:
+            return
+        try:
+            write_durably(path, json.dumps(self.reconciler.timing.to_json()).encode())
+        except OSError as e:
+            log.warning("cannot save the board's timing to %s: %s", path, e.strerror)
 
     def _new_match(self, match: Match) -> None:
         self._reconciler_for(match).reset(match.board)
@@ -294,6 +325,7 @@ class Table:
         match = self.flow.match
         if self.journal is not None and match is not None and self.failed is None:
             self._save(self.journal.sync_match, match)
+            self.save_timing()
             if how == "finished":
                 self.store.finish(self.journal, match)
             else:
@@ -329,6 +361,7 @@ class Table:
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            self.save_timing()
             if self.source is not None:
                 await self.source.close()
             if self.notifier is not None:

@@ -97,6 +97,7 @@ class TableFlow(MenuModes, MatchModes):
         self.lesson_index = 0
         self.opponent = None  # the computer's Player in solo play
         self.computer = None  # its ComputerDrop for the turn in progress
+        self.correction: list[int] = []  # coins per exit while the players correct the last drop
         self.searcher = Searcher()  # kept for the whole match: hints reuse what it learned
 
     # -- small helpers -------------------------------------------------------------
@@ -180,7 +181,7 @@ class TableFlow(MenuModes, MatchModes):
         if report.verdict != "ok" or findings:
             self.diagnosis = DiagnosisView(
                 title="Check the board", findings=tuple(findings) or ("The board did something else",),
-                options=("Board is right", "Undo last drop"), expected=tuple(report.expected_exits),
+                options=("Board is right", "Correct score", "Undo last drop"), expected=tuple(report.expected_exits),
                 observed=tuple(report.observed_exits), drop=report.drop,
             )
             self._emit(fx.SOUND, "mismatch")
@@ -342,6 +343,8 @@ class TableFlow(MenuModes, MatchModes):
             return MenuView("Paused", tuple(MenuItem(i) for i in PAUSE_ITEMS), self.selected, "press: choose")
         if mode == "mismatch":
             return self.diagnosis
+        if mode == "correct":
+            return self.correction_view()
         if mode == "restore":
             lines = self.restore or ["Board matches.", "Press to play on."]
             return MessageView("Put the board back", "\n".join(lines[:4]), alert=bool(self.restore))

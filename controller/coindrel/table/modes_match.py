@@ -11,7 +11,8 @@ from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from . import effects as fx
 from .restore import restore_steps
 
-PAUSE_ITEMS = ("Resume", "Undo last drop", "End match", "Rules")
+PAUSE_ITEMS = ("Resume", "Undo last drop", "Correct last drop", "End match", "Rules")
+COUNTS = 4  # coins an exit can be corrected to (0..3) by pressing on it
 HINT_SECONDS = 8.0
 
 
@@ -75,6 +76,8 @@ class MatchModes:
             self._go("turn", now)
         elif choice == "Undo last drop":
             self._undo(now)
+        elif choice == "Correct last drop":
+            self._start_correction(now)
         elif choice == "End match":
             self._emit(fx.END_MATCH, "abandoned")
             self.last_board = self.match.board.copy()
@@ -98,6 +101,9 @@ class MatchModes:
         if choice == "Undo last drop":
             self._undo(now)
             return
+        if choice == "Correct score":
+            self._start_correction(now)
+            return
         self._resume("mismatch", now)
         m = self.match
         self._go("round-result" if m.over or m.phase == PHASE_REVEAL else "turn", now)
@@ -118,6 +124,62 @@ class MatchModes:
         self.pauses.discard("mismatch")
         self.restore = restore_steps(m.board, self.halls, self.restore_coins)
         self._go("restore", now)
+
+    # -- correcting what the last drop scored ---------------------------------------------
+
+    def _start_correction(self, now: float) -> None:
+        """The players say which exits the last drop's coins really reached
+        (a beam that missed or double-counted a coin): the drop is scored again."""
+        m = self.match
+        if not m.results:
+            self.message = MessageView("Nothing to correct", "No drop has been scored yet.", alert=True)
+            self.message_until = now + HINT_SECONDS
+            self._resume("player", now)
+            self._go("turn", now)
+            return
+        self._pause("player", now)
+        last = m.results[-1]
+        self.correction = [list(last.exits).count(x) for x in range(self.geometry.exit_count)]
+        self._go("correct", now)
+
+    def correction_view(self):
+        from ..display import MenuItem, MenuView
+
+        items = [MenuItem(f"Exit {x + 1}", str(n)) for x, n in enumerate(self.correction)]
+        items += [MenuItem("Done"), MenuItem("Cancel")]
+        return MenuView("Coins at each exit", tuple(items), self.selected, "press: +1  hold: done")
+
+    def _act_correct(self, action: str, now: float) -> None:
+        n = len(self.correction)
+        if action in (NEXT, PREV):
+            self.selected = (self.selected + (1 if action == NEXT else -1)) % (n + 2)
+        elif action == BACK or (action == SELECT and self.selected == n + 1):
+            self._resume("player", now)
+            self._go("turn", now)
+        elif action == HOLD_SELECT or (action == SELECT and self.selected == n):
+            self._apply_correction(now)
+        elif action == SELECT:
+            self.correction[self.selected] = (self.correction[self.selected] + 1) % COUNTS
+
+    def _apply_correction(self, now: float) -> None:
+        m = self.match
+        last = m.results[-1]
+        exits = [x for x, count in enumerate(self.correction) for _ in range(count)]
+        belief = m.board.copy()  # the board stays as the reconciler believes it
+        m.undo(now)
+        result = m.record(last.entry, exits, belief, now)
+        self.hit_exits = result.exits
+        self._emit(fx.SOUND, "select")
+        self._resume("player", now)
+        self.diagnosis = None
+        self.finished_round = result.round
+        if m.over or m.phase == PHASE_REVEAL:
+            if m.over:
+                self._emit(fx.END_MATCH, "finished")
+                self.last_board = m.board.copy()
+            self._go("round-result", now)
+        else:
+            self._go("turn", now)
 
     def _act_restore(self, action: str, now: float) -> None:
         if action in (SELECT, HOLD_SELECT):
