@@ -99,9 +99,12 @@ class Reconciler:
         group = self._group
         if group is not None and (
             ev.t > group.deadline(self.timing)
-            # A coin going in after a quiet spell is the next drop: whatever the
-            # open group still expects is missing, not late.
-            or (isinstance(ev, EntryEvent) and ((not group.is_drop and not group.in_transit(ev.t)) or ev.t - group.last_t > self.timing.quiet))
+            # A coin going in after a quiet spell is the next drop, once the open
+            # group has all it expects; while it still waits for a coin (one
+            # falling two rows down an edge lane, or waiting for a busy rocker),
+            # the new coin joins it: coins in flight together are one cascade.
+            or (isinstance(ev, EntryEvent) and ((not group.is_drop and not group.in_transit(ev.t))
+                                               or (group.complete() and ev.t - group.last_t > self.timing.quiet)))
         ):
             self._close()
             group = None
