@@ -10,7 +10,7 @@ import pytest
 from coindrel.config import ConfigError, Section
 from coindrel.events import EntryEvent, ExitEvent, StatusEvent
 from coindrel.sources import BACKENDS, BoardSource, make_source, register_source, source_from_config
-from coindrel.sources.base import Capabilities, ManualClock
+from coindrel.sources.base import Capabilities, ManualClock, Snapshot
 from coindrel.sources.hub import HubSource
 
 
@@ -46,6 +46,9 @@ def test_other_backends_register_by_name():
 
 class Plain(BoardSource):
     name = "plain"
+
+    async def snapshot(self, timeout=None):
+        return Snapshot(self.board_time())
 
 
 def test_time_never_goes_backwards_and_iteration_ends_on_close():

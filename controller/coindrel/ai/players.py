@@ -6,18 +6,21 @@ broken with the player's own seeded generator so runs repeat exactly.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from ..engine import BoardState, EngineError, Match, drop
 from ..engine.rng import MatchRandom
 
 
-class Player:
+class Player(ABC):
     name = "player"
 
     def __init__(self, seed: int = 0):
         self.rng = MatchRandom(seed)
 
-    def choose(self, match: Match) -> int:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def choose(self, match: Match) -> int:
+        """The entry (0-based) this player drops in for the player to move."""
 
 
 class RandomPlayer(Player):

@@ -31,6 +31,8 @@ the coin is let go; drops asked for while one is under way follow it.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from dataclasses import dataclass
 
 from ..config import ConfigError, Section
@@ -134,7 +136,7 @@ class DropperConfig:
         return cfg
 
 
-class Dropper:
+class Dropper(ABC):
     """``release_after``: seconds from the start of a drop to the coin being
     let go; ``busy_for``: seconds before the next drop can start."""
 
@@ -164,8 +166,9 @@ class Dropper:
         self.drops.append((entry, release))
         return release
 
+    @abstractmethod
     def _schedule(self, entry: int, start: float) -> tuple[float, float]:
-        raise NotImplementedError
+        """Time the release of a coin into ``entry`` from ``start``: (release, free again)."""
 
     def close(self) -> None:
         self.timeline.cancel(self)
@@ -173,6 +176,9 @@ class Dropper:
 
 class NoDropper(Dropper):
     kind = "none"
+
+    def _schedule(self, entry: int, start: float) -> tuple[float, float]:
+        raise RuntimeError("there is no dropper: drop() returns None before it gets here")
 
 
 class SolenoidDropper(Dropper):

@@ -14,6 +14,7 @@ Time-based behaviour (reconnect delays, timeouts) goes through an injected
 from __future__ import annotations
 
 import asyncio
+from abc import ABC, abstractmethod
 import dataclasses
 import time
 from dataclasses import dataclass, field
@@ -143,7 +144,7 @@ class Snapshot:
 _CLOSED = object()
 
 
-class BoardSource:
+class BoardSource(ABC):
     """Base of every backend: the event queue, monotonic time, lifecycle.
 
     Backends call ``_emit`` (from the event loop) and ``_emit_threadsafe``
@@ -219,8 +220,9 @@ class BoardSource:
         """The latest board time this source has seen (seconds)."""
         return self._last_t
 
+    @abstractmethod
     async def snapshot(self, timeout: float | None = None) -> Snapshot:
-        raise NotImplementedError
+        """Every sensed switch's position and the beams broken now, at board time ``t``."""
 
     async def set_outputs(self, leds: Iterable[int] | None = None, drop: int | None = None, pulse_ms: int = 150) -> None:
         """Light the LEDs of the given entries (0-based) and/or drop a coin into ``drop``."""
