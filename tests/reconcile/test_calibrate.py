@@ -86,6 +86,9 @@ class FakeHub:
         self.script = script  # list of {label: raw}
         self.stored = None
 
+    async def ready(self, timeout=None):
+        return True
+
     async def calibration(self):
         return CurrentCal()
 

@@ -36,6 +36,11 @@ class Source(FakeSource):
     async def start(self):
         pass
 
+    async def snapshot(self, timeout=None):
+        from coindrel.sources.base import Snapshot
+
+        return Snapshot(0.0)
+
     async def close(self):
         pass
 

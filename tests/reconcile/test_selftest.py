@@ -87,6 +87,9 @@ class FakeSource:
     def board_time(self):
         return 0.0
 
+    async def ready(self, timeout=None):
+        return True
+
     async def events(self):
         for ev in self._events:
             yield ev

@@ -177,6 +177,16 @@ class Calibration:
         self._sides = []
 
 
+READY_TIMEOUT = 15.0  # seconds to wait for the hub to answer before giving up
+
+
+async def _need_ready(source) -> None:
+    if not await source.ready(READY_TIMEOUT):
+        where = getattr(source, "url", "the board source")
+        raise EngineError(f"no hub answered on {where} within {READY_TIMEOUT:g} s: is it plugged in and running "
+                          "the Coindrel firmware (coindrel hub info)? Stop the coindrel service first if it holds the port.")
+
+
 async def run(source, procedure: Calibration, say, *, interval_ms: int = 20, save: bool = True, geometry=None,
               commands=None) -> CalibrationResult:
     """Drive ``procedure`` from a source's raw stream (``source.raw_stream``),
@@ -187,6 +197,7 @@ async def run(source, procedure: Calibration, say, *, interval_ms: int = 20, sav
     caps = getattr(source, "capabilities", None)
     if caps is not None and not getattr(caps, "calibration", False):
         raise EngineError("this board source cannot store a calibration (calibration needs the sensor hub)")
+    await _need_ready(source)
     current = await source.calibration()
     say(procedure.prompt())
     stream = source.raw_stream(interval_ms)

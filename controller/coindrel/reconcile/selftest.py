@@ -101,6 +101,13 @@ class SelfTest:
         self._skip_shown()
         return None if self.done else self.steps[self._i]
 
+    def seed_positions(self, positions, t: float) -> None:
+        """Where the rockers sit before the test (a snapshot): a rocker already
+        on its left side then pushed right has shown both of its sides."""
+        for st in self.steps:
+            if st.kind == "hall" and positions.get(st.label) in ("L", "R") and st.index not in self._hall:
+                self._hall[st.index] = [(t, positions[st.label])]
+
     def start(self, now: float) -> Step | None:
         self._since = now
         return self.prompt
@@ -208,6 +215,12 @@ async def run(source, test: SelfTest, say, *, poll: float = 0.2, commands=None) 
     clock between events."""
     import asyncio
 
+    from .calibrate import _need_ready
+
+    await _need_ready(source)
+    if getattr(getattr(source, "capabilities", None), "halls", None):
+        snap = await source.snapshot()
+        test.seed_positions(snap.positions, snap.t)
     clock = source.clock
     base_board, base_mono = source.board_time(), clock.monotonic()
 

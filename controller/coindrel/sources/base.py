@@ -166,6 +166,11 @@ class BoardSource(ABC):
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
 
+    async def ready(self, timeout: float | None = None) -> bool:
+        """Wait until the source can answer requests (a hub has said hello);
+        False when ``timeout`` seconds (on the source's clock) pass first."""
+        return True
+
     async def close(self) -> None:
         if not self.closed:
             self.closed = True

@@ -43,6 +43,9 @@ class HubSource(BoardSource):
             self.link = HubLink(self.url, self.cm, self._emit, clock=self.clock, **self.link_options)
             await self.link.start()
 
+    async def ready(self, timeout: float | None = None) -> bool:
+        return await self._need_link().wait_connected(timeout)
+
     async def close(self) -> None:
         if self.link is not None:
             await self.link.close()

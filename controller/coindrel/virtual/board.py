@@ -204,6 +204,13 @@ class VirtualBoard:
         self.truth.write({"kind": "hands", "t": round(self.now, 6), "coin_off": label, **info})
         return info.get("applied", True)
 
+    def pass_coin_through(self, kind: str, index: int) -> None:
+        """A person pushes a coin through an entry or exit beam (0-based) by hand."""
+        count = self.geometry.entry_count if kind == "entry" else self.geometry.exit_count
+        if kind not in ("entry", "exit") or not 0 <= index < count:
+            raise EngineError(f"no {kind} beam {index + 1}: entries are 1..{self.geometry.entry_count}, exits 1..{count}")
+        self.world.pass_through_beam(kind, index)
+
     def clear_pads(self) -> list[str]:
         """The players take every resting coin off the pads, as before a new
         match (nothing senses it; the ground truth says so). Returns the pads."""

@@ -288,6 +288,13 @@ class World:
         self.sched.at(t_end + self.rng.span(self.timing.settle), self._free, s)
         return info
 
+    def pass_through_beam(self, kind: str, index: int) -> None:
+        """A person pushes a coin through a beam and takes it back (a sensor
+        check): the beam sees a coin, dead or chattering as it is, nothing else."""
+        coin = self._coin(self.stray("coin through a beam by hand", None))
+        t = self._beam(kind, index, coin, self.sched.now)
+        self.sched.at(t, self._done, coin)
+
     def add_coin(self, s: int) -> dict:
         code = self.codes[s]
         if code & COIN:
