@@ -77,12 +77,15 @@ class Message:
     TYPE: ClassVar[int]
     NAME: ClassVar[str]
 
+    # Each message type says how its body is laid out; ``_fixed`` writes both
+    # for the types whose body is one struct. A type without a layout of its
+    # own (ForeignHello is only ever read, never parsed or sent as such) says so.
     def pack(self) -> bytes:
-        raise NotImplementedError
+        raise ProtocolError(f"{self.NAME} has no body layout to send")
 
     @classmethod
     def unpack(cls, body: bytes):
-        raise NotImplementedError
+        raise ProtocolError(f"{cls.NAME} has no body layout to parse; it is built by the decoder")
 
     def to_dict(self) -> dict:
         d = {"type": self.NAME}
