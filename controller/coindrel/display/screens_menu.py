@@ -7,7 +7,6 @@ from . import text as T
 from .diagram import draw_board
 from .views import (
     ConnectionView,
-    DiagnosisView,
     HistoryView,
     LessonView,
     MenuView,
@@ -125,28 +124,6 @@ def draw_history(d, p: Panel, view: HistoryView) -> None:
         score = f"{a}:{b}"
         rows.append((f"{item.players[0]} - {item.players[1]}", score, True))
     list_rows(d, p, y, bottom, rows, view.selected)
-
-
-def _exit_list(exits) -> str:
-    return ",".join(str(x + 1) for x in exits) if exits else "none"
-
-
-def draw_diagnosis(d, p: Panel, view: DiagnosisView) -> None:
-    # Inverted title: this screen wants a person before the match goes on.
-    y = alert_bar(d, p, view.title if view.drop is None else f"Drop {view.drop}: {view.title}")
-    if view.findings:
-        T.draw_text(d, (2, y), T.fit(view.findings[0], p.body, p.w - 4), p.body)
-        y += p.line - 1
-    small = []
-    if len(view.findings) > 1:
-        small.append("or " + ", ".join(view.findings[1:]))
-    if view.expected is not None or view.observed is not None:
-        small.append(f"want {_exit_list(view.expected or ())} saw {_exit_list(view.observed or ())}")
-    for s in small:
-        T.draw_tiny(d, (2, y), T.fit_tiny(s.upper(), p.w - 3))
-        y += T.TINY_HEIGHT + 2
-    rows = [(o, "", True) for o in view.options]
-    list_rows(d, p, y + 1, p.h - 1, rows, view.selected)
 
 
 def draw_connection(d, p: Panel, view: ConnectionView) -> None:
