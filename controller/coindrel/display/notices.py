@@ -85,8 +85,10 @@ def mismatch_view(report, *, findings=None, facts: tuple[str, ...] = (), options
     entry) come before what the board did; ``findings`` default to the
     report's explanations, best first."""
     found = said(report.diagnosis if findings is None else findings)
+    if not found and getattr(report, "verdict", "ok") != "ok":
+        found = ("The board did something no known fault explains.",)
     return DiagnosisView(
-        title="Check board", findings=found or ("The board did something the rules cannot explain.",),
+        title="Check board", findings=found,
         options=tuple(options), expected=tuple(report.expected_exits), observed=tuple(report.observed_exits),
         drop=report.drop, facts=tuple(facts) + tuple(drop_facts(report)),
     )

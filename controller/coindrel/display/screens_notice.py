@@ -31,11 +31,39 @@ def _area(p: Panel) -> tuple[int, int, int]:
     return top, max(1, (footer - top) // pitch), p.w - 3
 
 
+def _number(word: str) -> bool:
+    return word.rstrip(".,;:").isdigit()
+
+
+def wrap(text: str, p: Panel, width: int) -> list[str]:
+    """Words wrapped to ``width``, keeping a run of numbers (a list of exits)
+    on one line when it fits on one: "expected 1 2 3" never reads "3 / 4 5"."""
+    units: list[str] = []
+    for word in T.displayable(text, p.body).split():
+        if units and _number(word) and _number(units[-1].split(" ")[-1]) and not units[-1][-1] in ".,;:":
+            units[-1] += " " + word
+        else:
+            units.append(word)
+    lines, line = [], ""
+    for unit in units:
+        candidate = f"{line} {unit}" if line else unit
+        if T.spaced_width(candidate, p.body, GAP) <= width:
+            line = candidate
+        elif T.spaced_width(unit, p.body, GAP) > width:  # a run too long for any line: as words
+            more = T.wrap(candidate, p.body, width, GAP)
+            lines += more[:-1]
+            line = more[-1]
+        else:
+            lines.append(line)
+            line = unit
+    return lines + ([line] if line else [])
+
+
 def text_pages(view: DiagnosisView, p: Panel) -> list[list[str]]:
     _, per_page, width = _area(p)
     pages: list[list[str]] = [[]]
     for para in paragraphs(view):
-        lines = T.wrap(para, p.body, width, GAP)
+        lines = wrap(para, p, width)
         room = per_page - len(pages[-1])
         if pages[-1] and len(lines) > room and (len(lines) <= per_page or room == 1):
             pages.append([])  # on a page of its own rather than split, and never begun on a last line

@@ -30,9 +30,11 @@ from ..display import (
     TextView,
     match_result_view,
     match_view,
+    mismatch_view,
     reveal_view,
     round_result_view,
     rules_text,
+    stray_view,
 )
 from ..engine import PHASE_REVEAL, BoardState, EngineError, Geometry, Match, MatchSetup, entry_label
 from ..events import EntryEvent, SwitchEvent
@@ -165,8 +167,7 @@ class TableFlow(MenuModes, MatchModes):
         """A reconciled drop (or events outside any drop)."""
         m = self.match
         if report.drop is None or m is None or m.over:
-            where = ", ".join(_label(e) for e in report.events[:3]) or "the board"
-            self._note(MessageView("Not a drop", f"Seen: {where}. A hand in the board?", alert=True), now)
+            self._note(stray_view(report), now)
             self._emit(fx.SOUND, "error")
             return
         forced = m.forced_entry
@@ -175,15 +176,11 @@ class TableFlow(MenuModes, MatchModes):
         result = m.record(report.entry, exits, belief, now)
         self.hit_exits, self.computer = result.exits, None
         self._emit(fx.LEDS_OFF)
-        findings = [f.say if hasattr(f, "say") else str(f) for f in report.diagnosis[:3]]
+        facts = ()
         if forced is not None and report.entry != forced:
-            findings.insert(0, f"Coin in {entry_label(report.entry)}; the clock chose {entry_label(forced)}")
-        if report.verdict != "ok" or findings:
-            self.diagnosis = DiagnosisView(
-                title="Check the board", findings=tuple(findings) or ("The board did something else",),
-                options=("Board is right", "Correct score", "Undo last drop"), expected=tuple(report.expected_exits),
-                observed=tuple(report.observed_exits), drop=report.drop,
-            )
+            facts = (f"Coin in {entry_label(report.entry)}; the clock chose {entry_label(forced)}.",)
+        if report.verdict != "ok" or facts or report.diagnosis:
+            self.diagnosis = mismatch_view(report, findings=report.diagnosis[:3], facts=facts)
             self._emit(fx.SOUND, "mismatch")
         else:
             self._emit(fx.SOUND, "score" if result.points else "nothing")
@@ -365,17 +362,6 @@ class TableFlow(MenuModes, MatchModes):
                 return f"Time! Entry {m.forced_entry + 1}: press"
             return f"Entry {self.keyed_entry + 1}? turn, press"
         return None
-
-
-def _label(ev) -> str:
-    kind = getattr(ev, "kind", "")
-    if kind == "exit":
-        return f"exit {ev.exit + 1}"
-    if kind == "entry":
-        return f"entry {ev.entry + 1}"
-    if kind == "switch":
-        return f"{ev.switch} {ev.pos}"
-    return kind
 
 
 def _board_problem(board: BoardState | None, geometry: Geometry, holes: bool) -> str:

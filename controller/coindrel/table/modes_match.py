@@ -5,10 +5,11 @@ into ``TableFlow``)."""
 
 from __future__ import annotations
 
-from ..display import DiagnosisView, MessageView
+from ..display import DEFAULT_SIZE, DiagnosisView, MessageView, page_count
 from ..engine import PHASE_REVEAL, PHASE_TURN, EngineError
 from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from . import effects as fx
+from .paging import turn_notice
 from .restore import restore_steps
 
 PAUSE_ITEMS = ("Resume", "Undo last drop", "Correct last drop", "End match", "Rules")
@@ -17,6 +18,8 @@ HINT_SECONDS = 8.0
 
 
 class MatchModes:
+    panel_size = DEFAULT_SIZE  # the daemon sets its display's: notices page by what fits on it
+
     def _act_reveal(self, action: str, now: float) -> None:
         if action in (SELECT, HOLD_SELECT):
             self._start_turns(now)
@@ -24,6 +27,12 @@ class MatchModes:
     def _act_turn(self, action: str, now: float) -> None:
         m = self.match
         if self.message is not None:
+            note = self.message
+            if isinstance(note, DiagnosisView) and not (action == BACK and note.page == 0):
+                note, choice = turn_notice(note, action, page_count(note, self.panel_size))
+                if choice is None:  # still reading it: it stays a while longer
+                    self.message, self.message_until = note, max(self.message_until, now + HINT_SECONDS)
+                    return
             self.message = None
             return
         if action == BACK:
@@ -88,15 +97,13 @@ class MatchModes:
             self._go("rules", now)
 
     def _act_mismatch(self, action: str, now: float) -> None:
+        # The knob reads the explanation a page at a time, then moves through
+        # the choices; a press on the words goes to the choices; back pages back.
         d = self.diagnosis
-        if action in (NEXT, PREV):
-            step = 1 if action == NEXT else -1
-            self.diagnosis = DiagnosisView(d.title, d.findings, d.options, (d.selected + step) % len(d.options),
-                                           d.expected, d.observed, d.drop)
+        d2, choice = turn_notice(d, action, page_count(d, self.panel_size))
+        if choice is None:
+            self.diagnosis = d2
             return
-        if action not in (SELECT, HOLD_SELECT, BACK):
-            return
-        choice = d.options[d.selected] if action != BACK else "Board is right"
         self.diagnosis = None
         if choice == "Undo last drop":
             self._undo(now)
