@@ -104,6 +104,12 @@ SAMPLES = {
     "message": MessageView("Remove switches", "Holes variant: take out R2S2, R2S6, R4S3 and R4S5, then press.",
                            alert=True),
     "message_plain": MessageView("Starting", "Reading the switches..."),
+    # the think-ahead hint over a turn: the turn clock stays in the corner, boxed when 5 s or less are left
+    "hint": MessageView("Think ahead", "Best: entry 5\n9 points now\nReply: 2 (entry 3)\nReaches the target", clock=27.4),
+    "hint_turbo": MessageView("Think ahead", "Best: entry 5\n9 points now\nReply: 2 (entry 3)", clock=3.2),
+    "not_a_drop_in_turn": stray_view(DropReport(drop=None, entry=None, entry_seen=False, t=0.0, verdict="mismatch",
+                                                events=[ExitEvent(0.0, 11)])).__class__(
+        "Not a drop", ("A hand in the board, or a coin put in an exit.",), ("OK",), facts=("Seen: exit 12.",), clock=4.0),
 }
 
 # Sizes with golden images: the usual panel, a wide greyscale one (SSD1322),

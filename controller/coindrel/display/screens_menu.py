@@ -14,7 +14,7 @@ from .views import (
     NameEntryView,
     TextView,
 )
-from .widgets import Panel, alert_bar, hint_line, list_rows, scrollbar, title_bar
+from .widgets import Panel, alert_bar, clock_text, corner_clock, hint_line, list_rows, scrollbar, title_bar
 
 
 def draw_menu(d, p: Panel, view: MenuView) -> None:
@@ -145,15 +145,18 @@ def draw_connection(d, p: Panel, view: ConnectionView) -> None:
 
 
 def draw_message(d, p: Panel, view: MessageView) -> None:
+    clock, urgent = clock_text(view.clock, view.paused)  # over a turn: the turn still runs
     if view.alert:
-        y = alert_bar(d, p, view.title)
+        y = alert_bar(d, p, view.title, clock)
     else:
-        y = title_bar(d, p, view.title)
-    lines = T.wrap(view.text, p.body, p.w - 3)
+        y = title_bar(d, p, view.title, clock)
+    corner_clock(d, p, clock, urgent, view.alert)
+    gap = 2  # sentences: the face's 2 px space runs words together
+    lines = T.wrap(view.text, p.body, p.w - 3, gap)
     pitch = p.line - 1
     room = max(1, (p.h - y) // pitch)
     if len(lines) > room:
         lines = lines[:room]
-        lines[-1] = T.fit(lines[-1] + " \u2026", p.body, p.w - 3)
+        lines[-1] = T.fit(lines[-1] + " \u2026", p.body, p.w - 3 - 2 * gap)
     for i, line in enumerate(lines):
-        T.draw_text(d, (1, y + i * pitch + 1), line, p.body)
+        T.draw_spaced(d, (1, y + i * pitch + 1), line, p.body, gap)

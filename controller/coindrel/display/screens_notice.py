@@ -13,7 +13,7 @@ from __future__ import annotations
 from . import text as T
 from .notices import paragraphs
 from .views import DiagnosisView
-from .widgets import Panel, alert_bar, list_rows
+from .widgets import Panel, alert_bar, clock_text, corner_clock, list_rows
 
 
 GAP = 2  # extra px per space: sentences, not labels, are read here
@@ -93,7 +93,9 @@ def draw_diagnosis(d, p: Panel, view: DiagnosisView) -> None:
     pages = text_pages(view, p)
     total = page_count(view, p)
     page = min(view.page, total - 1)
-    y = alert_bar(d, p, _title(view))  # inverted: this screen wants a person
+    clock, urgent = clock_text(view.clock)
+    y = alert_bar(d, p, _title(view), clock)  # inverted: this screen wants a person
+    corner_clock(d, p, clock, urgent, on_alert=True)
     where = f"{page + 1}/{total}" if total > 1 else ""
     if page < len(pages):
         top, _, _ = _area(p)

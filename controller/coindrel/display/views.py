@@ -248,6 +248,7 @@ class DiagnosisView:
     drop: int | None = None  # 1-based drop number in the match
     facts: tuple[str, ...] = ()  # what differed, one sentence each
     page: int = 0  # text pages first, then the options (kept in range when drawn)
+    clock: float | None = None  # shown over a running turn: its seconds left
 
     def __post_init__(self) -> None:
         _set(self, findings=tuple(self.findings), options=tuple(self.options), facts=tuple(self.facts))

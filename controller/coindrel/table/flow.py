@@ -220,6 +220,7 @@ class TableFlow(MenuModes, MatchModes):
         m = self.match
         if self.message is not None and self.mode in ("turn", "menu") and now >= self.message_until:
             self.message = None
+        self._hint_over()
         if self.mode == "lesson" and self.runner is not None and board_now is not None:
             self.runner.tick(board_now)
         if self.mode == "reveal" and now - self.since >= self.reveal_seconds:
@@ -318,7 +319,7 @@ class TableFlow(MenuModes, MatchModes):
         if m is not None and not self.link_up and mode in ("turn", "reveal"):
             return ConnectionView(detail=self.link_detail or "reconnecting", since=max(0.0, now - self.link_since))
         if self.message is not None and mode in ("menu", "turn"):
-            return self.message
+            return self.with_clock(self.message, now) if mode == "turn" else self.message
         if mode == "menu":
             return self.menu.view()
         if mode == "names":

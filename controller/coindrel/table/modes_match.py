@@ -5,6 +5,8 @@ into ``TableFlow``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..display import DEFAULT_SIZE, DiagnosisView, MessageView, page_count
 from ..engine import PHASE_REVEAL, PHASE_TURN, EngineError
 from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
@@ -57,8 +59,32 @@ class MatchModes:
         except EngineError as e:
             self.message = MessageView("No hint", str(e))
         else:
-            self.message = MessageView(f"Think ahead: entry {h.entry + 1}", "\n".join(h.lines))
+            # the title leaves room for the turn clock, which keeps running over it
+            self.message = MessageView("Think ahead", "\n".join(h.lines))
         self.message_until = now + HINT_SECONDS
+        self.hint_shown = (self.message, len(self.match.results))
+
+    hint_shown = (None, 0)  # the hint on screen, and the drop it was for
+
+    def _hint_over(self) -> None:
+        """The hint is for one turn: gone when its coin went in or the clock
+        ran out (the entry the clock chose must be seen)."""
+        shown, drops = self.hint_shown
+        m = self.match
+        if shown is not None and self.message is shown and (
+                m is None or len(m.results) != drops or m.forced_entry is not None or m.phase != PHASE_TURN):
+            self.message = None
+        if self.message is not shown:
+            self.hint_shown = (None, 0)
+
+    def with_clock(self, note, now: float):
+        """A note over a turn shows the turn clock, still counting."""
+        m = self.match
+        if m is None or m.clock is None or m.over or not hasattr(note, "clock"):
+            return note
+        if isinstance(note, MessageView):
+            return replace(note, clock=m.remaining(now), paused=m.clock.paused)
+        return replace(note, clock=None if m.clock.paused else m.remaining(now))
 
     def play_keyed(self, entry: int, now: float) -> None:
         """A drop keyed in by the players on a board without sensors: the engine scores it."""
