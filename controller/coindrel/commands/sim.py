@@ -64,6 +64,15 @@ def run(args) -> int:
         faults=tuple(args.fault), matches=args.matches, think=args.think, dropper=not args.no_dropper,
         display=args.display, out=args.out, state_dir=args.state_dir,
     )
-    table = asyncio.run(run_sim(opts))
-    print(table.last_status)
+    from ..table.simlog import SimLog
+
+    # Text output is one stream on stdout: status lines, each mismatch with its explanations, the summary.
+    out = (lambda text: print(text, flush=True)) if args.display == "text" else None
+    log = SimLog(say=out, injected=tuple(args.fault))
+    try:
+        asyncio.run(run_sim(opts, say=out, simlog=log))
+    except KeyboardInterrupt:
+        print(log.summary())
+        return 130
+    print(log.summary())
     return 0

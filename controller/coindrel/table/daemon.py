@@ -80,6 +80,7 @@ class Table:
         self.last_board_t = float("-inf")
         self.last_status = ""
         self.reports = 0
+        self.report_listeners: list = []  # callables given every drop report (the sim's log)
         self.failed: str | None = None  # why the table must restart (a journal that cannot save)
 
     @property
@@ -205,6 +206,8 @@ class Table:
                     self._save(self.journal.verdict, report.to_json())
                 self.flow.on_report(report, now)
                 self._after_flow()
+                for listen in self.report_listeners:
+                    listen(report)
         self.flow.tick(now, self.board_now())
         self._after_flow()
         if self.display is not None:

@@ -218,8 +218,9 @@ def display_section(opts: SimOptions) -> Section:
     return Section("display", d, "coindrel sim")
 
 
-async def run_sim(opts: SimOptions, say=None) -> Table:
-    """Run the simulation until the matches are played (or it is stopped)."""
+async def run_sim(opts: SimOptions, say=None, simlog=None) -> Table:
+    """Run the simulation until the matches are played (or it is stopped);
+    ``simlog`` (a ``SimLog``) hears every drop report and keeps the last match."""
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
     g = standard_geometry()
     scn = Scenario(BoardConfig(seed=opts.seed, variants=Variants(holes=opts.variants.holes)))
@@ -254,6 +255,8 @@ async def run_sim(opts: SimOptions, say=None) -> Table:
     table = Table(g, choices, source=source, display=display, outputs=outputs, store=store,
                   reveal_seconds=opts.reveal_seconds)
     players = SimPlayers(table, board, opts)
+    if simlog is not None:
+        table.report_listeners.append(simlog.report)
     stop = asyncio.Event()
     text_mode = opts.display == "text"
 
@@ -266,6 +269,8 @@ async def run_sim(opts: SimOptions, say=None) -> Table:
             if text_mode and table.last_status != last:
                 last = table.last_status
                 say(last)
+            if simlog is not None:
+                simlog.watch(table.flow.match)
             if players.finished.is_set():
                 stop.set()
             await asyncio.sleep(0.02)
