@@ -37,6 +37,8 @@ def _report(drop, entry, expected, observed, flips=({}, {}), seen=True, findings
 
 
 STUCK = {"R1S3": 1, "R2S3": 1, "R3S2": 1}, {"R1S3": 1, "R2S3": 1, "R3S2": 0}
+CASCADE = ({"R1S5": 1, "R2S4": 1, "R3S2": 1, "R4S1": 1, "R5S1": 1, "R5S2": 1},
+           {"R1S5": 1, "R2S4": 1, "R3S2": 0, "R4S1": 0, "R5S1": 0, "R5S2": 0})
 
 LONG = "Bartholomew Maximilian Featherstonehaugh"
 
@@ -88,7 +90,8 @@ SAMPLES = {
     "diagnosis": DiagnosisView("check the board", ("R3S2 stuck?", "exit 10 dead?"),
                                ("Board is right", "Undo last drop", "Fix switches"), 1, (8, 9), (8,), 7),
     # the mismatch screen, one per kind of mismatch (every page of each is checked)
-    "mismatch_exits": mismatch_view(_report(15, 4, (0, 1, 2, 3, 4), (4,), findings=(SwitchStuck("R3S2"),))),
+    # (as `coindrel sim --fault switch_stuck@R3S2,t=20` met it: the rocker held back a cascade)
+    "mismatch_exits": mismatch_view(_report(15, 4, (0, 1, 2, 3, 4), (4,), CASCADE, findings=(SwitchStuck("R3S2"),))),
     "mismatch_flips": mismatch_view(_report(9, 2, (2, 4), (2, 4), STUCK, findings=(SwitchStuck("R3S2"),))),
     "mismatch_entry": mismatch_view(_report(3, 3, (5,), (5,), seen=False, findings=(EntrySensorDead(3),))),
     "mismatch_several": mismatch_view(_report(22, 6, (9, 12), (12,), findings=(ExitSensorDead(9), Jam("R5S5", 1)))),

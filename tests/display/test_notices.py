@@ -55,6 +55,13 @@ def test_flip_counts_in_words(want, got, says):
     assert facts == [says]
 
 
+def test_switches_alike_are_named_in_one_sentence_in_board_order():
+    facts = drop_facts(report(expected_flips={"R5S2": 1, "R3S2": 1, "R4S1": 1, "R1S1": 1, "R2S2": 2},
+                              observed_flips={"R5S2": 0, "R3S2": 0, "R4S1": 0, "R1S1": 1, "R2S2": 1, "R2S3": 1}))
+    assert facts == ["R3S2, R4S1 and R5S2 should have flipped, but did not.", "R2S3 flipped; it should not have.",
+                     "R2S2 flipped once; it should have flipped twice."]
+
+
 def test_a_switch_no_sensor_can_see_is_not_called_a_difference():
     facts = drop_facts(report(expected_exits=(3,), observed_exits=(3,), expected_flips={"R1S1": 1},
                               observed_flips={"R1S1": None}))

@@ -60,8 +60,8 @@ def test_the_hint_keeps_the_turn_clock_in_sight_and_ends_with_the_turn():
     m = start(flow, 0.0)
     flow.on_action("hold-select", 1.0)
     v = flow.view(1.0)
-    assert isinstance(v, MessageView) and v.title == "Think ahead"
-    assert v.clock == m.remaining(1.0) and v.clock <= 5
+    assert isinstance(v, MessageView) and "entry" in v.text
+    assert getattr(v, "clock", None) == m.remaining(1.0) and v.clock <= 5
     flow.tick(3.0)
     assert flow.view(3.0).clock == m.remaining(3.0) < v.clock  # it keeps counting
     img = render(flow.view(3.0))

@@ -35,20 +35,33 @@ def exit_fact(expected, observed) -> str | None:
 
 
 def flip_facts(expected: dict, observed: dict) -> list[str]:
-    """One sentence per switch whose flips differ from the prediction; a
+    """Sentences for the switches whose flips differ from the prediction
+    ("R3S2 should have flipped, but did not."; several alike in one); a
     switch whose flips no sensor could see (None) says nothing."""
-    out = []
+    missed, extra, out = [], [], []
     for label in sorted(set(expected) | set(observed), key=_switch_order):
         want, got = expected.get(label, 0) or 0, observed.get(label, 0)
         if got is None or want == got:
             continue
-        if got == 0:
-            out.append(f"{label} should have flipped{'' if want == 1 else ' ' + _times(want)}, but did not.")
+        if got == 0 and want == 1:
+            missed.append(label)
+        elif want == 0 and got == 1:
+            extra.append(label)
+        elif got == 0:
+            out.append(f"{label} should have flipped {_times(want)}, but did not.")
         elif want == 0:
-            out.append(f"{label} flipped{'' if got == 1 else ' ' + _times(got)}; it should not have.")
+            out.append(f"{label} flipped {_times(got)}; it should not have.")
         else:
             out.append(f"{label} flipped {_times(got)}; it should have flipped {_times(want)}.")
+    if missed:
+        out.insert(0, f"{_and(missed)} should have flipped, but did not.")
+    if extra:
+        out.insert(1 if missed else 0, f"{_and(extra)} flipped; {'it' if len(extra) == 1 else 'they'} should not have.")
     return out
+
+
+def _and(labels: list[str]) -> str:
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
 def _switch_order(label: str):

@@ -10,6 +10,8 @@ without a way to see the rest.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import text as T
 from .notices import paragraphs
 from .views import DiagnosisView
@@ -60,9 +62,15 @@ def wrap(text: str, p: Panel, width: int) -> list[str]:
 
 
 def text_pages(view: DiagnosisView, p: Panel) -> list[list[str]]:
+    """The words as pages of lines (the same every frame: cached)."""
+    return [list(page) for page in _pages(tuple(paragraphs(view)), p)]
+
+
+@lru_cache(maxsize=64)
+def _pages(paras: tuple[str, ...], p: Panel) -> tuple[tuple[str, ...], ...]:
     _, per_page, width = _area(p)
     pages: list[list[str]] = [[]]
-    for para in paragraphs(view):
+    for para in paras:
         lines = wrap(para, p, width)
         room = per_page - len(pages[-1])
         if pages[-1] and len(lines) > room and (len(lines) <= per_page or room == 1):
@@ -71,7 +79,7 @@ def text_pages(view: DiagnosisView, p: Panel) -> list[list[str]]:
             if len(pages[-1]) >= per_page:
                 pages.append([])
             pages[-1].append(line)
-    return [pg for pg in pages if pg] or [[]]
+    return tuple(tuple(pg) for pg in pages if pg) or ((),)
 
 
 def page_count(view: DiagnosisView, p: Panel) -> int:
