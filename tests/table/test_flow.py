@@ -240,7 +240,7 @@ def test_the_mismatch_screen_says_what_differed_and_pages_through_the_whole_expl
     for k in range(1, pages):
         flow.on_action("next", 2.0 + k)
         assert flow.mode == "mismatch" and flow.view(3.0).page == k  # reading does not answer
-    flow.on_action("back", 9.0)
+    flow.on_action("prev", 9.0)
     assert flow.mode == "mismatch" and flow.view(9.0).page == pages - 2
     choose(flow, "Board is right", 10.0)
     assert flow.mode == "turn"

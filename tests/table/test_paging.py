@@ -44,10 +44,11 @@ def test_a_press_on_the_words_goes_to_the_choices_and_a_press_there_chooses():
     assert walk(v, ["hold-select"])[1] == "Board is right"
 
 
-def test_back_pages_back_and_never_chooses():
+def test_back_leaves_with_the_default_choice_from_any_page():
     v = DiagnosisView("Check board", LONG, OPTIONS, drop=4)
-    v, chosen = walk(v, ["next", "next", "back", "back", "back"])
-    assert chosen is None and v.page == 0
+    assert walk(v, ["back"])[1] == "Board is right"
+    assert walk(v, ["next", "next", "back"])[1] == "Board is right"
+    assert walk(v, ["select", "next", "back"])[1] == "Board is right"  # not the one marked: back never undoes
 
 
 def test_a_single_option_notice_is_taken_by_a_press_on_any_page():

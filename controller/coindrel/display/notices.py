@@ -118,13 +118,14 @@ def _seen(ev) -> str:
     return kind or "the board"
 
 
-def stray_view(report, options=NOTICE_OPTIONS) -> DiagnosisView:
-    """A coin (or a hand) while no drop was falling: what was seen, and why."""
+def stray_view(report, facts: tuple[str, ...] = (), options=NOTICE_OPTIONS) -> DiagnosisView:
+    """A coin (or a hand) while no drop was falling: what was seen, ``facts``
+    (e.g. that the match is over), and why."""
     seen = [_seen(e) for e in getattr(report, "events", ())]
     more = f" and {len(seen) - 4} more" if len(seen) > 4 else ""
     fact = f"Seen: {', '.join(seen[:4]) or 'the board'}{more}, while no drop was falling."
     found = said(getattr(report, "diagnosis", ())) or ("A hand in the board, or a coin put in an exit.",)
-    return DiagnosisView(title="Not a drop", findings=found, options=tuple(options), facts=(fact,))
+    return DiagnosisView(title="Not a drop", findings=found, options=tuple(options), facts=(fact,) + tuple(facts))
 
 
 def revision_view(revises: int, findings, options=NOTICE_OPTIONS) -> DiagnosisView:
@@ -147,7 +148,9 @@ def paragraphs(view: DiagnosisView) -> list[str]:
     return out
 
 
-def notice_text(view: DiagnosisView) -> str:
-    """The whole notice as one block of plain text (for logs and the sim)."""
-    head = f"Drop {view.drop}: {view.title}" if view.drop is not None else view.title
+def notice_text(view: DiagnosisView, head: str | None = None) -> str:
+    """The whole notice as one block of plain text (for logs and the sim):
+    ``head`` (default: the title as the panel shows it), then each paragraph."""
+    if head is None:
+        head = f"Drop {view.drop}: {view.title}" if view.drop is not None else view.title
     return "\n".join([head] + ["  " + p for p in paragraphs(view)])

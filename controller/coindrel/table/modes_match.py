@@ -12,7 +12,7 @@ from ..engine import PHASE_REVEAL, PHASE_TURN, EngineError
 from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from . import effects as fx
 from .paging import turn_notice
-from .restore import restore_steps
+from .restore import Hand, restore_steps
 
 PAUSE_ITEMS = ("Resume", "Undo last drop", "Correct last drop", "End match", "Rules")
 COUNTS = 4  # coins an exit can be corrected to (0..3) by pressing on it
@@ -29,12 +29,6 @@ class MatchModes:
     def _act_turn(self, action: str, now: float) -> None:
         m = self.match
         if self.message is not None:
-            note = self.message
-            if isinstance(note, DiagnosisView) and not (action == BACK and note.page == 0):
-                note, choice = turn_notice(note, action, page_count(note, self.panel_size))
-                if choice is None:  # still reading it: it stays a while longer
-                    self.message, self.message_until = note, max(self.message_until, now + HINT_SECONDS)
-                    return
             self.message = None
             return
         if action == BACK:
@@ -49,6 +43,17 @@ class MatchModes:
             elif action == SELECT:
                 entry = m.forced_entry if m.forced_entry is not None else self.keyed_entry
                 self.play_keyed(entry, now)
+
+    def _act_note(self, action: str, now: float) -> None:
+        """A button on a passing note: a paged one (a coin outside a drop)
+        turns its pages and stays up while it is read; else the note goes."""
+        note = self.note
+        if isinstance(note, DiagnosisView):
+            note, choice = turn_notice(note, action, page_count(note, self.panel_size))
+            if choice is None:
+                self.note, self.note_until = note, max(self.note_until, now + HINT_SECONDS)
+                return
+        self.note = None
 
     def show_hint(self, now: float) -> None:
         """Think ahead: the best entry for the player to move, and why."""
@@ -124,7 +129,7 @@ class MatchModes:
 
     def _act_mismatch(self, action: str, now: float) -> None:
         # The knob reads the explanation a page at a time, then moves through
-        # the choices; a press on the words goes to the choices; back pages back.
+        # the choices; a press on the words goes to the choices; back is "Board is right".
         d = self.diagnosis
         d2, choice = turn_notice(d, action, page_count(d, self.panel_size))
         if choice is None:
@@ -138,6 +143,7 @@ class MatchModes:
             self._start_correction(now)
             return
         self._resume("mismatch", now)
+        self._resume("player", now)  # a coin while paused: the players are playing again
         m = self.match
         self._go("round-result" if m.over or m.phase == PHASE_REVEAL else "turn", now)
 
@@ -215,8 +221,10 @@ class MatchModes:
             self._go("turn", now)
 
     def _act_restore(self, action: str, now: float) -> None:
-        if action in (SELECT, HOLD_SELECT):
-            if self.has_halls and any(s.startswith("Flip") for s in self.restore):
+        if action in (NEXT, PREV):
+            self.scroll = max(0, min(len(self.restore), self.scroll + (1 if action == NEXT else -1)))
+        elif action in (SELECT, HOLD_SELECT):
+            if self.has_halls and any(s.hand is Hand.FLIP for s in self.restore):
                 return  # the hall sensors still see switches to put back
             self.restore = []
             self._resume("player", now)

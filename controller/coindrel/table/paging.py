@@ -1,7 +1,8 @@
 """The buttons on a paged notice (``display.DiagnosisView``: a mismatch, a
 coin outside a drop, a revision): the knob reads it a page at a time and
 then moves through the choices; a press on the words goes to the choices
-(or, with a single option such as "OK", takes it); back pages back."""
+(or, with a single option such as "OK", takes it); back leaves, as on
+every screen, with the first option (the default: "Board is right", "OK")."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def turn_notice(d: DiagnosisView, action: str, pages: int) -> tuple[DiagnosisVie
             return replace(d, page=page, selected=d.selected - 1), None
         return replace(d, page=max(0, page - 1)), None
     if action == BACK:
-        return replace(d, page=max(0, page - 1), selected=0), None
+        return d, d.options[0]  # leave, as back does on every screen: the first option is the default
     if action in (SELECT, HOLD_SELECT):
         if choices is not None and not on_choices:
             return replace(d, page=choices, selected=0), None
