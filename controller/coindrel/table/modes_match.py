@@ -48,8 +48,9 @@ class MatchModes:
         """A button on a passing note: a paged one (a coin outside a drop)
         turns its pages and stays up while it is read; else the note goes."""
         note = self.note
-        if isinstance(note, DiagnosisView):
-            note, choice = turn_notice(note, action, page_count(note, self.panel_size))
+        pages = page_count(note, self.panel_size) if isinstance(note, DiagnosisView) else 1
+        if pages > 1:  # more to read: the knob reads on
+            note, choice = turn_notice(note, action, pages)
             if choice is None:
                 self.note, self.note_until = note, max(self.note_until, now + HINT_SECONDS)
                 return
