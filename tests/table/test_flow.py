@@ -263,3 +263,18 @@ def test_a_coin_outside_a_drop_can_be_read_to_the_end_before_it_goes():
     assert isinstance(flow.view(8.5), DiagnosisView)  # reading keeps it up a while
     flow.on_action("select", 9.0)  # OK
     assert isinstance(flow.view(9.0), MatchView)
+
+
+def test_a_revision_of_an_earlier_drop_is_shown_on_the_same_paged_screen():
+    from types import SimpleNamespace
+
+    flow = make_flow()
+    m = started(flow)
+    say = "Earlier, exit 4 missed a coin. Exit 4 works now: a coin is probably stuck below R5S2; look there."
+    record = SimpleNamespace(drop=None, revises=7, verdict="revised", t=9.0, events=[],
+                             diagnosis=[type("F", (), {"say": say})()])
+    flow.on_report(record, 9.0)
+    v = flow.view(9.0)
+    assert isinstance(v, DiagnosisView) and v.title == "About drop 7" and v.findings == (say,)
+    assert m.totals == (0, 0) and not m.results  # a revision scores nothing
+    assert "look there." in notice_text(v)

@@ -32,6 +32,7 @@ from ..display import (
     match_view,
     mismatch_view,
     reveal_view,
+    revision_view,
     round_result_view,
     rules_text,
     stray_view,
@@ -190,6 +191,10 @@ class TableFlow(MenuModes, MatchModes):
     def on_report(self, report, now: float) -> None:
         """A reconciled drop (or events outside any drop)."""
         m = self.match
+        if report.drop is None and getattr(report, "revises", None) is not None:
+            # a later drop re-explains an earlier mismatch (sensing.md §4, revisions): the same paged screen
+            self._note(revision_view(report.revises, report.diagnosis), now)
+            return
         if report.drop is None or m is None or m.over:
             over = ("The match is over: it scores nothing.",) if m is not None and m.over else ()
             self._note(stray_view(report, facts=over), now)
