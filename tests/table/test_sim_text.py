@@ -24,6 +24,15 @@ def test_a_mismatch_in_text_says_what_differed_and_why():
     ]
 
 
+def test_a_coin_outside_any_drop_in_text_says_what_was_seen():
+    from coindrel.display import stray_view
+    from coindrel.events import ExitEvent
+
+    r = DropReport(drop=None, entry=None, entry_seen=False, t=1.0, verdict="mismatch", events=[ExitEvent(1.0, 4)])
+    text = mismatch_text(r, stray_view(r))
+    assert text.splitlines()[:2] == ["Not a drop", "  Seen: exit 5, while no drop was falling."]
+
+
 def test_sim_with_a_stuck_switch_in_text_names_the_mismatches_and_ends_with_a_summary(tmp_path):
     r = subprocess.run([sys.executable, "-m", "coindrel", "sim", "--fast", "--display", "text", "--state-dir",
                         str(tmp_path), "--fault", "switch_stuck@R3S2,t=20"], capture_output=True, text=True, timeout=120)

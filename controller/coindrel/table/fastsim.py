@@ -73,6 +73,10 @@ def watch_reports(table, out: Outcome, on_mismatch=lambda: None) -> None:
             tell = on_mismatch()
             if tell is not None:
                 tell(report, d)
+        elif report.drop is None and flow.note is not None and hasattr(flow.note, "findings"):
+            tell = on_mismatch()  # a coin outside any drop, a revision: the notice the table shows
+            if tell is not None:
+                tell(report, flow.note)
 
     flow.on_report = on_report
 
@@ -260,4 +264,4 @@ def mismatch_text(report, view) -> str:
     what the board did against what was expected, every explanation."""
     from ..display import notice_text
 
-    return notice_text(view, head=f"Mismatch at drop {report.drop}:")
+    return notice_text(view, head=f"Mismatch at drop {report.drop}:" if report.drop is not None else None)
