@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from ..display import DEFAULT_SIZE, DiagnosisView, MessageView, page_count
 from ..engine import PHASE_REVEAL, PHASE_TURN, EngineError
-from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
+from ..buttons import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from . import effects as fx
 from .paging import turn_notice
 from .restore import Hand, restore_steps
