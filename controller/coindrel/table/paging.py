@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..display import DiagnosisView
-from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
+from ..buttons import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 
 
 def turn_notice(d: DiagnosisView, action: str, pages: int) -> tuple[DiagnosisView, str | None]:
