@@ -78,6 +78,8 @@ class Table:
             has_beams=bool(caps and (caps.entries or caps.exits)), keyed=keyed or source is None,
             reveal_seconds=reveal_seconds,
         )
+        if display is not None and getattr(display, "size", None):
+            self.flow.panel_size = tuple(display.size)  # notices page by what fits on this panel
         self.reconciler: Reconciler | None = None
         self.journal = None
         self.board_offset: float | None = None  # board time - clock()
