@@ -5,6 +5,7 @@ and a table driver that plays matches with the engine and feeds a ClubLink."""
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -51,6 +52,12 @@ topic write coindrel/+/request
 user rogue
 topic readwrite coindrel/#
 
+# Home Assistant reads discovery and the tables, and says when it starts.
+user homeassistant
+topic read homeassistant/#
+topic write homeassistant/status
+topic read coindrel/#
+
 # Each table (user name = table name) writes its own topics only.
 pattern write coindrel/%u/status
 pattern write coindrel/%u/state
@@ -79,13 +86,15 @@ class Mosquitto:
             subprocess.run([passwd, "-b", str(pw), u, PASSWORD], check=True, capture_output=True)
         (root / "acl").write_text(ACL)
         (root / "mosquitto.conf").write_text(
+            # as root, mosquitto would switch to its own user, who cannot read the test's files
+            f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
             f"listener {self.port} 127.0.0.1\n"
             "allow_anonymous false\n"
             f"password_file {pw}\n"
             f"acl_file {root / 'acl'}\n"
             "persistence true\n"
             f"persistence_location {root}/\n"
-            "log_dest stdout\n"
+            "log_dest stderr\n"  # unbuffered: the fixture reads it to know the broker listens
             "log_type error\nlog_type warning\nlog_type notice\nlog_type information\n"
             "max_queued_messages 100000\n"
             + extra
@@ -99,7 +108,7 @@ class Mosquitto:
         lines = []
         for line in self.proc.stdout:  # blocks until the broker says it listens (or dies)
             lines.append(line)
-            if "Opening ipv4 listen socket" in line or "Opening ipv6 listen socket" in line:
+            if " running" in line:
                 break
         else:
             raise RuntimeError("mosquitto did not start:\n" + "".join(lines))
@@ -176,3 +185,32 @@ class SimTable:
         while not self.match.over:
             self.drop()
         return self.results[-1]
+
+
+async def until(cond, club, timeout: float = 60.0, what: str = "the club to catch up") -> None:
+    """Wait (on the club's own change notifications, not a sleep) until ``cond()``."""
+    import asyncio
+
+    w = club.watch()
+    try:
+        async with asyncio.timeout(timeout):
+            while not cond():
+                await w.event.wait()
+                w.take()
+    except TimeoutError:
+        raise AssertionError(f"timed out after {timeout} s waiting for {what}") from None
+    finally:
+        club.unwatch(w)
+
+
+def table_settings(broker: "Mosquitto", root: Path, name: str, **kw):
+    from coindrel.club.config import settings_from_url
+
+    return settings_from_url(broker.url(), name, password_file=str(broker.password_file(root)), **kw)
+
+
+def server_settings(broker: "Mosquitto", root: Path, tables, **kw):
+    from coindrel.club.server.config import load_server_settings
+
+    return load_server_settings(None, broker=broker.url(), tables=",".join(tables), db=str(root / "club.sqlite"),
+                                username="club", password_file=str(broker.password_file(root)), **kw)

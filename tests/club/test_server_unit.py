@@ -24,12 +24,12 @@ class FakeLink:
 
     def _msg(self, kind, record):
         self.seq += 1
-        msg = {"schema": SCHEMA, "table": self.table, "source": "src1", "seq": self.seq, **record}
+        msg = {"schema": SCHEMA, "table": self.table, "at": 1.0, "source": "src1", "seq": self.seq, **record}
         self.sent.append((f"coindrel/{self.table}/{kind}", json.dumps(msg).encode()))
         return msg
 
     def publish_state(self, s):
-        self.sent.append((f"coindrel/{self.table}/state", json.dumps({"schema": SCHEMA, "table": self.table, **s}).encode()))
+        self.sent.append((f"coindrel/{self.table}/state", json.dumps({"schema": SCHEMA, "table": self.table, "at": 1.0, **s}).encode()))
 
     def publish_drop(self, d):
         return self._msg("drop", d)

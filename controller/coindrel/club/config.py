@@ -131,10 +131,11 @@ def parse_club(sec: Section) -> ClubSettings | None:
 
 
 def settings_from_url(url: str, table: str, *, username: str | None = None, password_file: str | None = None,
-                      ca_file: str | None = None) -> ClubSettings:
+                      ca_file: str | None = None, **more) -> ClubSettings:
     """``coindrel sim --club URL --table NAME``: the same checks as the config file."""
     data = {"broker": url, "table": table}
     for k, v in (("username", username), ("password_file", password_file), ("ca_file", ca_file)):
         if v is not None:
             data[k] = str(Path(v).resolve()) if k != "username" else v
+    data.update(more)  # the other [club] keys, e.g. home_assistant=True
     return parse_club(Section("club", data, "command line"))

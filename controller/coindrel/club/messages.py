@@ -230,7 +230,7 @@ def parse_drop(table: str, obj: dict) -> dict:
 
 def parse_result(table: str, obj: dict) -> dict:
     f = _Fields("result", obj)
-    f.only("schema", "table", "source", "seq", "match", "players", "totals", "rounds", "winner", "turns",
+    f.only("schema", "table", "source", "seq", "at", "match", "players", "totals", "rounds", "winner", "turns",
            "started", "ended", "variants", "clock", "result")
     _common(f, table)
     rounds = obj.get("rounds") or []
@@ -246,7 +246,7 @@ def parse_result(table: str, obj: dict) -> dict:
         "source": f.text("source", limit=40), "seq": f.int("seq", 1, 2**62), "match": f.text("match"),
         "players": f.players(), "totals": f.ints("totals", 2, 0, 100_000), "rounds": rounds,
         "winner": _winner(f), "turns": f.int("turns", 0, 10_000), "started": f.num("started", optional=True),
-        "ended": f.num("ended", optional=True), "variants": variants, "clock": f.num("clock", 0, 86_400, optional=True),
+        "ended": f.num("ended", optional=True), "at": f.num("at", optional=True), "variants": variants, "clock": f.num("clock", 0, 86_400, optional=True),
         "result": f.text("result", optional=True) or "finished",
     }
     if out["result"] not in ("finished", "abandoned"):

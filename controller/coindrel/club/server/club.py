@@ -181,11 +181,15 @@ class Club:
                     self.client, pause, said = client, backoff[0], False
                     self.connected.set()
                     log.info("club: subscribed to %s at %s", f"{PREFIX}/+/+", self.settings.broker)
-                    async for message in client.messages:
-                        payload = message.payload
-                        if not isinstance(payload, (bytes, bytearray)):
-                            payload = str(payload).encode()
-                        self.handle(str(message.topic), bytes(payload))
+                    reader = asyncio.create_task(self._read(client))
+                    closing = asyncio.create_task(self.closing.wait())
+                    try:
+                        done, _ = await asyncio.wait({reader, closing}, return_when=asyncio.FIRST_COMPLETED)
+                    finally:
+                        reader.cancel(), closing.cancel()
+                        await asyncio.gather(reader, closing, return_exceptions=True)
+                    if reader in done:
+                        reader.result()  # the broker went away: MqttError
             except aiomqtt.MqttError as e:
                 if not said:
                     log.warning("club: broker %s lost or not reachable (%s); retrying", self.settings.broker, e)
@@ -198,6 +202,13 @@ class Club:
             except asyncio.TimeoutError:
                 pass
             pause = min(backoff[1], pause * 2)
+
+    async def _read(self, client) -> None:
+        async for message in client.messages:
+            payload = message.payload
+            if not isinstance(payload, (bytes, bytearray)):
+                payload = str(payload).encode()
+            self.handle(str(message.topic), bytes(payload))
 
     async def send_match(self, table: str, players: list[str], clock: float | None, variants: dict) -> str:
         """Ask a table to start a match (a person there confirms it)."""
