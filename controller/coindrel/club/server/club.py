@@ -60,6 +60,7 @@ class Club:
         self.counts: Counter = Counter()
         self.quiet = QuietLog(log, clock=clock)
         self.client = None  # the MQTT client while connected
+        self.on_connect: Callable[[], None] | None = None
         self.connected = asyncio.Event()
         self.closing = asyncio.Event()
 
@@ -180,6 +181,8 @@ class Club:
                     await client.subscribe(f"{PREFIX}/+/+", qos=1)
                     self.client, pause, said = client, backoff[0], False
                     self.connected.set()
+                    if self.on_connect is not None:
+                        self.on_connect()
                     log.info("club: subscribed to %s at %s", f"{PREFIX}/+/+", self.settings.broker)
                     reader = asyncio.create_task(self._read(client))
                     closing = asyncio.create_task(self.closing.wait())

@@ -20,6 +20,7 @@ async def serve(settings: ServerSettings, *, ready=None) -> None:
 
     store = ClubStore(settings.db)
     club = Club(settings, store)
+    club.on_connect = lambda: print(f"coindrel club: subscribed to the tables at {settings.broker}", flush=True)
     app = create_app(club)
     config = uvicorn.Config(app, host=settings.http_host, port=settings.http_port, log_level="warning",
                             timeout_graceful_shutdown=2, lifespan="off", access_log=False)

@@ -48,8 +48,8 @@ def create_app(club: Club) -> Starlette:
     title = club.settings.title
     logins = TokenBucket(rate=0.2, burst=5)  # a guessed password costs the guesser time
 
-    def render(name: str, **ctx) -> str:
-        return env.get_template(name).render(title=title, **ctx)
+    def render(template: str, **ctx) -> str:
+        return env.get_template(template).render(title=title, **ctx)
 
     def card(name: str, big: bool = False) -> str:
         t = club.live[name]
@@ -57,8 +57,8 @@ def create_app(club: Club) -> Starlette:
         board = board_layout(state.get("board"), state.get("values")) if big else None
         return env.get_template("_card.html").render(t=t, s=state, big=big, board=board)
 
-    def page(name: str, status: int = 200, **ctx) -> HTMLResponse:
-        return HTMLResponse(render(name, **ctx), status_code=status)
+    def page(template: str, status: int = 200, **ctx) -> HTMLResponse:
+        return HTMLResponse(render(template, **ctx), status_code=status)
 
     async def scoreboard(request: Request):
         return page("scoreboard.html", cards=[card(n) for n in club.live])
