@@ -68,16 +68,16 @@ class ClubLink:
         self._state_version += 1
         self._wake.set()
 
-    def publish_drop(self, record: dict) -> dict:
+    def publish_drop(self, record: dict, mark: tuple[str, str] | None = None) -> dict:
         """One drop (``records.drop_of``): saved in the outbox, then sent; returns it numbered."""
-        return self._put("drop", record)
+        return self._put("drop", record, mark)
 
-    def publish_result(self, record: dict) -> dict:
+    def publish_result(self, record: dict, mark: tuple[str, str] | None = None) -> dict:
         """One finished match (``records.result_of``): saved in the outbox, then sent."""
-        return self._put("result", record)
+        return self._put("result", record, mark)
 
-    def _put(self, kind: str, record: dict) -> dict:
-        full = self.outbox.put(kind, self._message(record))
+    def _put(self, kind: str, record: dict, mark=None) -> dict:
+        full = self.outbox.put(kind, self._message(record), mark)
         self._wake.set()
         return full
 

@@ -73,8 +73,10 @@ class Outbox:
     def source(self) -> str:
         return self.db.execute("SELECT value FROM meta WHERE key='source'").fetchone()[0]
 
-    def put(self, kind: str, message: dict) -> dict:
-        """Number ``message``, save it durably and return it as it will be sent."""
+    def put(self, kind: str, message: dict, mark: tuple[str, str] | None = None) -> dict:
+        """Number ``message``, save it durably and return it as it will be sent.
+        ``mark`` (key, value) is saved in the same transaction: what the feed has
+        published survives a crash exactly as the message does."""
         try:
             self.db.execute("BEGIN IMMEDIATE")
             try:
@@ -83,6 +85,8 @@ class Outbox:
                 payload = encode(full)
                 self.db.execute("INSERT INTO outbox VALUES (?, ?, ?)", (seq, kind, payload))
                 self.db.execute("UPDATE meta SET value=? WHERE key='next'", (str(seq + 1),))
+                if mark is not None:
+                    self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"mark:{mark[0]}", str(mark[1])))
                 over = self.db.execute("SELECT count(*) FROM outbox").fetchone()[0] - LIMIT
                 if over > 0:  # drops go first; results are what a club cannot rebuild
                     self.db.execute("DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE kind='drop' "
@@ -97,6 +101,10 @@ class Outbox:
         except MessageError as e:
             raise OutboxError(f"a club {kind} message cannot be sent: {e}") from None
         return full
+
+    def mark(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (f"mark:{key}",)).fetchone()
+        return None if row is None else row[0]
 
     def pending(self, limit: int = 100) -> list[tuple[int, str, bytes]]:
         """The oldest waiting messages, in order: (seq, kind, payload)."""

@@ -8,6 +8,7 @@ long explanation never makes a message the club would refuse.
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 from ..engine import Match, TurnResult
@@ -30,7 +31,7 @@ def state_of(match: Match | None, *, match_id: str | None, now: float | None = N
     out.update(
         players=list(match.setup.players), round=match.round, target=match.target,
         round_scores=list(match.round_scores), totals=list(match.totals), to_move=match.to_move,
-        clock=None if remaining is None else round(max(0.0, remaining), 1),
+        clock=None if remaining is None else math.ceil(max(0.0, remaining)),  # whole seconds: one state a second
         last_drop=match.last_drop_pending, board=match.board.text(), values=list(match.values),
         phase=match.phase, winner=match.winner,
     )
