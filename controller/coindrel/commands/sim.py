@@ -37,6 +37,10 @@ def add_arguments(p) -> None:
     p.add_argument("--out", help="folder for --display capture, file for --display gifanim")
     p.add_argument("--no-dropper", action="store_true", help="no coin dropper: the players follow the clock's entry")
     p.add_argument("--state-dir", help="where matches are saved (default: a new temporary folder)")
+    p.add_argument("--club", metavar="URL", help="join a club: its broker, mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+    p.add_argument("--table", help="this table's name at the club (with --club)")
+    p.add_argument("--club-password-file", help="the broker password, on the first line of this file")
+    p.add_argument("--club-ca-file", help="CA certificate for an mqtts:// broker")
 
 
 def run(args) -> int:
@@ -58,11 +62,18 @@ def run(args) -> int:
         raise EngineError("--names and --players each take two values separated by a comma")
     if args.display in ("capture", "gifanim") and not args.out:
         raise EngineError(f"--display {args.display} needs --out (a folder of PNGs, or the GIF's path)")
+    club = None
+    if args.club or args.table:
+        if not (args.club and args.table):
+            raise EngineError("--club URL and --table NAME go together: the club's broker and this table's name there")
+        from ..club.config import settings_from_url
+
+        club = settings_from_url(args.club, args.table, password_file=args.club_password_file, ca_file=args.club_ca_file)
     opts = SimOptions(
         players=players, names=names, opponent=args.opponent, seed=args.seed, clock=args.clock,
         variants=Variants(holes=args.holes, halved=args.halved, shuffled=args.shuffled),
         faults=tuple(args.fault), matches=args.matches, think=args.think, dropper=not args.no_dropper,
-        display=args.display, out=args.out, state_dir=args.state_dir,
+        display=args.display, out=args.out, state_dir=args.state_dir, club=club,
     )
     table = asyncio.run(run_sim(opts))
     print(table.last_status)

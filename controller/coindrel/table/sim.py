@@ -52,6 +52,7 @@ class SimOptions:
     out: str | None = None  # capture: a folder of PNGs; gifanim: the GIF's path
     state_dir: str | None = None
     reveal_seconds: float = 2.0
+    club: object = None  # coindrel.club.config.ClubSettings: join a club's scoreboard
 
 
 class SimPlayers:
@@ -254,6 +255,10 @@ async def run_sim(opts: SimOptions, say=None) -> Table:
     table = Table(g, choices, source=source, display=display, outputs=outputs, store=store,
                   reveal_seconds=opts.reveal_seconds)
     players = SimPlayers(table, board, opts)
+    if opts.club is not None:
+        from ..club.feed import attach
+
+        club_task = attach(table, opts.club, state_dir)
     stop = asyncio.Event()
     text_mode = opts.display == "text"
 
@@ -280,6 +285,9 @@ async def run_sim(opts: SimOptions, say=None) -> Table:
         if keyboard is not None:
             keyboard.close()
         driver.cancel()
+        if opts.club is not None:
+            club_task.cancel()
+            await asyncio.gather(club_task, return_exceptions=True)
         server.stop()
         await asyncio.gather(driver, server_task, return_exceptions=True)
         if display is not None:
