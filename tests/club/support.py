@@ -73,7 +73,7 @@ class Mosquitto:
     """One broker process; ``stop`` and ``start`` again keep its port and its
     persistence file (a graceful stop saves queued messages, as systemd's does)."""
 
-    def __init__(self, root: Path, users: list[str], port: int | None = None, extra: str = ""):
+    def __init__(self, root: Path, users: list[str], port: int | None = None, extra: str = "", acl: str = ""):
         self.binary = need("mosquitto")
         self.root = root
         self.port = port or free_port()
@@ -84,7 +84,7 @@ class Mosquitto:
         pw.write_text("")
         for u in users:
             subprocess.run([passwd, "-b", str(pw), u, PASSWORD], check=True, capture_output=True)
-        (root / "acl").write_text(ACL)
+        (root / "acl").write_text(acl + ACL)
         (root / "mosquitto.conf").write_text(
             # as root, mosquitto would switch to its own user, who cannot read the test's files
             f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
