@@ -89,7 +89,9 @@ def create_app(club: Club) -> Starlette:
                         if name == "":
                             yield "event: results\ndata: {}\n\n"
                         elif only is None or name == only:
+                            state = club.live[name]["state"] or {}
                             data = json.dumps({"table": name, "html": card(name, big=only is not None),
+                                               "at": state.get("at"), "totals": state.get("totals"),
                                                "sent": time.time()})
                             yield f"event: table\ndata: {data}\n\n"
             finally:
