@@ -34,13 +34,17 @@ class TableFeed:
         self.last_state: dict | None = None
 
     def check(self, table) -> None:
+        if table is None:
+            return
         m, journal = table.flow.match, table.journal
         if m is not self.match:
-            if self.match is not None and not self.match.over:
-                self._result(self.match, "abandoned")
-            self.match = m
-            if m is not None and journal is not None:
-                self.match_id, self.number, self.started = journal.match_id, journal.number, journal.started
+            old = self.match
+            if old is not None and self.match_id:  # what the old match did since the last look, then its end
+                self._drops(old, None)
+                self._result(old, "finished" if old.over else "abandoned")
+            self.match, self.match_id = m, ""
+        if m is not None and not self.match_id and journal is not None:
+            self.match_id, self.number, self.started = journal.match_id, journal.number, journal.started
         if m is not None and self.match_id:
             self._drops(m, table)
             if m.over:
@@ -52,7 +56,7 @@ class TableFeed:
         done = int(self.link.outbox.mark(key) or 0)
         if len(m.results) < done:  # a drop was undone: the state carries the scores as they are now
             done = len(m.results)
-        diagnosis = getattr(table.flow, "diagnosis", None)
+        diagnosis = getattr(table.flow, "diagnosis", None) if table is not None else None
         for turn in range(done + 1, len(m.results) + 1):
             verdict, why = "ok", ""
             if diagnosis is not None and turn == len(m.results):
@@ -79,34 +83,43 @@ class TableFeed:
             self.link.publish_state(snap)
 
 
-def attach(table, settings, state_dir) -> asyncio.Task:
-    """Start club play for a running daemon: the link and the feed, in the current loop.
-    Cancel the task to stop (the link then says offline)."""
-    link = ClubLink(settings, state_dir)
-    feed = TableFeed(link)
+class Attached:
+    """A feed and its link running in the daemon's loop."""
 
-    async def run():
-        runner = asyncio.create_task(link.run())
+    def __init__(self, table, settings, state_dir):
+        self.get = table if callable(table) else (lambda: table)
+        self.link = ClubLink(settings, state_dir)
+        self.feed = TableFeed(self.link)
+        self._runner = asyncio.create_task(self.link.run())
+        self.task = asyncio.create_task(self._watch())
+
+    async def _watch(self) -> None:
+        while True:
+            self.look()
+            await asyncio.sleep(EVERY)
+
+    def look(self) -> None:
         try:
-            async for _ in _ticks():
-                try:
-                    feed.check(table)
-                except Exception:  # the club must never stop the match
-                    log.exception("club: could not tell the club about the table")
-        finally:
-            link.stop()
-            try:
-                await asyncio.wait_for(runner, 3)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
-                runner.cancel()
-            link.close()
+            self.feed.check(self.get())
+        except Exception:  # the club must never stop the match
+            log.exception("club: could not tell the club about the table")
 
-    task = asyncio.create_task(run())
-    task.link = link  # for tests and the status line
-    return task
+    async def finish(self, timeout: float = 5.0) -> None:
+        """A last look, up to ``timeout`` seconds for the broker to take what is
+        waiting (the rest stays in the outbox for next time), then offline."""
+        self.task.cancel()
+        await asyncio.gather(self.task, return_exceptions=True)
+        self.look()
+        await self.link.flush(timeout)
+        self.link.stop()
+        try:
+            await asyncio.wait_for(self._runner, 3)
+        except (asyncio.TimeoutError, asyncio.CancelledError):
+            pass
+        self.link.close()
 
 
-async def _ticks():
-    while True:
-        yield
-        await asyncio.sleep(EVERY)
+def attach(table, settings, state_dir) -> Attached:
+    """Start club play for a running table (or a function returning the table
+    of the moment, for a sim whose table restarts): ``await finish()`` to stop."""
+    return Attached(table, settings, state_dir)

@@ -42,6 +42,7 @@ class ClubLink:
         self.on_request = on_request
         self._requests: asyncio.Queue = asyncio.Queue(REQUESTS_WAITING)
         self._wake = asyncio.Event()
+        self._progress = asyncio.Event()  # something was sent
         self._stop = asyncio.Event()
         self._state: bytes | None = None
         self._state_version = 0
@@ -85,6 +86,22 @@ class ClubLink:
         """The club's match requests, validated; the table shows each and waits for a person."""
         while True:
             yield await self._requests.get()
+
+    @property
+    def idle(self) -> bool:
+        """Nothing waits: the outbox is empty and the newest state is sent."""
+        return len(self.outbox) == 0 and self._sent_version == self._state_version
+
+    async def flush(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds until ``idle`` (while connected)."""
+        try:
+            async with asyncio.timeout(timeout):
+                while not self.idle:
+                    self._progress.clear()
+                    await self._progress.wait()
+        except TimeoutError:
+            return False
+        return True
 
     def stop(self) -> None:
         """Say offline (retained) and close the connection; ``run()`` returns."""
@@ -161,10 +178,12 @@ class ClubLink:
                     await client.publish(topic(self.table, kind), payload, qos=1)  # returns on PUBACK
                     self.outbox.done(seq)
                     self.sent += 1
+                    self._progress.set()
             if self._state is not None and self._sent_version != self._state_version:
                 version = self._state_version
                 await client.publish(topic(self.table, "state"), self._state, qos=1, retain=True)
                 self._sent_version = version
+                self._progress.set()
             if self._ha_due:
                 self._ha_due = False
                 for name, config in discovery(self.table, __version__):

@@ -62,11 +62,11 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
     try:
         await table.run(actions, stop)
     finally:
-        for task in (watchdog, polling, club):
+        for task in (watchdog, polling):
             if task is not None:
                 task.cancel()
         if club is not None:
-            await asyncio.gather(club, return_exceptions=True)  # the link says offline
+            await club.finish()  # what the broker can take now, then offline
         if inputs is not None:
             inputs.close()
         if outputs is not None:
