@@ -92,6 +92,11 @@ def parse_club(sec: Section) -> ClubSettings | None:
     """The ``[club]`` table; None when it is absent (the table stays off the network)."""
     if not sec.data:
         return None
+    import importlib.util
+
+    if importlib.util.find_spec("aiomqtt") is None:
+        raise ConfigError(f"{sec.source}: [club] is set, but the MQTT client is not installed: "
+                          "pip install 'coindrel-table[club]' (or remove [club])")
     raw = sec.str("broker")
     if raw is None:
         sec.fail("broker", "is required: the club's broker, e.g. \"mqtt://192.168.1.10\"")

@@ -16,7 +16,9 @@ import logging
 import time
 
 from ..table.history import match_summary
+from .limits import QuietLog
 from .link import ClubLink
+from .outbox import OutboxError
 from .records import drop_of, result_of, state_of
 
 log = logging.getLogger("coindrel.club")
@@ -90,6 +92,7 @@ class Attached:
         self.get = table if callable(table) else (lambda: table)
         self.link = ClubLink(settings, state_dir)
         self.feed = TableFeed(self.link)
+        self.quiet = QuietLog(log)
         self._runner = asyncio.create_task(self.link.run())
         self.task = asyncio.create_task(self._watch())
 
@@ -101,6 +104,8 @@ class Attached:
     def look(self) -> None:
         try:
             self.feed.check(self.get())
+        except OutboxError as e:  # a full or read-only disk: tried again on the next look
+            self.quiet.warning("outbox", "club: %s", e)
         except Exception:  # the club must never stop the match
             log.exception("club: could not tell the club about the table")
 
