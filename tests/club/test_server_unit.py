@@ -13,7 +13,7 @@ from coindrel.club.server.standings import standings
 from coindrel.club.server.store import ClubStore
 from coindrel.config import ConfigError
 
-from .support import SimTable
+from .support import SimTable, free_port
 
 
 class FakeLink:
@@ -174,3 +174,20 @@ def test_server_settings_errors_say_what_to_fix(kw, words):
     base = {"broker": "mqtt://127.0.0.1", "tables": "t1"}
     with pytest.raises(ConfigError, match=words):
         load_server_settings(None, **{**base, **kw})
+
+
+def test_serve_on_an_address_in_use_says_so_without_a_traceback(tmp_path, capsys):
+    import socket
+
+    from coindrel.cli import main
+
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        code = main(["club", "serve", "--broker", "mqtt://127.0.0.1:1", "--tables", "t1", "--http",
+                     f"127.0.0.1:{port}", "--db", str(tmp_path / "c.sqlite")])
+    err = capsys.readouterr().err
+    assert code == 2 and f"cannot serve on 127.0.0.1:{port}" in err and "another --http" in err
+    assert "Traceback" not in err
+    code = main(["club", "serve", "--broker", "mqtt://127.0.0.1:1", "--tables", "t1", "--db",
+                 str(tmp_path / "no" / "such" / "c.sqlite"), "--http", f"127.0.0.1:{free_port()}"])
+    assert code == 2 and "cannot use the club database" in capsys.readouterr().err

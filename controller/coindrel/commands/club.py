@@ -66,11 +66,11 @@ def run(args) -> int:
 
 def _check_installed() -> None:
     missing = []
-    for module in ("aiomqtt", "starlette", "uvicorn", "jinja2", "itsdangerous", "multipart"):
-        try:
-            __import__(module)
-        except ImportError:
-            missing.append(module)
+    import importlib.util
+
+    for module in ("aiomqtt", "starlette", "uvicorn", "jinja2", "itsdangerous", "python_multipart"):
+        if importlib.util.find_spec(module) is None:
+            missing.append(module.replace("_", "-"))
     if missing:
         raise ImportError(f"the club server needs {', '.join(missing)}: pip install 'coindrel-table[club]'")
 

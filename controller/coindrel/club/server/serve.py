@@ -18,7 +18,15 @@ async def serve(settings: ServerSettings, *, ready=None) -> None:
 
     from .web import create_app
 
-    store = ClubStore(settings.db)
+    import socket
+
+    family = socket.AF_INET6 if ":" in settings.http_host else socket.AF_INET
+    listener = socket.create_server((settings.http_host, settings.http_port), family=family)  # OSError: said by the command
+    try:
+        store = ClubStore(settings.db)
+    except BaseException:
+        listener.close()
+        raise
     club = Club(settings, store)
     club.on_connect = lambda: print(f"coindrel club: subscribed to the tables at {settings.broker}", flush=True)
     app = create_app(club)
@@ -39,7 +47,7 @@ async def serve(settings: ServerSettings, *, ready=None) -> None:
             pass
     server.install_signal_handlers = lambda: None  # ours above also stop the MQTT side
     try:
-        web = asyncio.create_task(server.serve())
+        web = asyncio.create_task(server.serve(sockets=[listener]))
         while not server.started and not web.done():
             await asyncio.sleep(0.02)
         if web.done():
@@ -55,3 +63,4 @@ async def serve(settings: ServerSettings, *, ready=None) -> None:
         mqtt.cancel()
         await asyncio.gather(mqtt, return_exceptions=True)
         store.close()
+        listener.close()
