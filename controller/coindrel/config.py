@@ -12,12 +12,12 @@ import tomllib
 from pathlib import Path
 from typing import Any, Iterable
 
-from .engine import EngineError
+from .errors import CoindrelError
 
 DEFAULT_PATH = Path("/etc/coindrel/coindrel.toml")
 
 
-class ConfigError(EngineError):
+class ConfigError(CoindrelError, ValueError):
     """A configuration problem; the message says where and how to fix it."""
 
 

@@ -41,6 +41,7 @@ new bus each time.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from ..config import ConfigError, Section
@@ -190,6 +191,23 @@ class DisplayConfig:
         return cfg
 
 
+def check_output_file(file: str) -> None:
+    """An emulator that writes files needs its folder: without it every frame
+    fails, which retrying (as for a loose wire) cannot fix."""
+    from pathlib import Path
+
+    target = Path(file)
+    folder = target.parent
+    if target.is_dir():
+        raise ConfigError(f"[display] file: {file} is a folder; give a file name inside it")
+    if not folder.is_dir():
+        what = "is a file, not a folder" if folder.exists() else "does not exist"
+        raise ConfigError(f"[display] file: the folder {folder} {what}; create it (mkdir -p {folder}) "
+                          "or write the frames somewhere else")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"[display] file: cannot write in {folder} (permission denied); choose a folder you may write")
+
+
 class DeviceOpener:
     """Builds the configured luma device; ``open()`` again, after a failure or
     to refresh, re-initialises the same panel object on the same bus.
@@ -242,6 +260,8 @@ class DeviceOpener:
             import luma.emulator.device as emulators
         except ImportError as e:
             raise ConfigError(f"[display] driver: {cfg.driver!r} needs luma.emulator (pip install 'coindrel-table[sim]'): {e}") from None
+        if cfg.file:
+            check_output_file(cfg.file)
         kwargs = dict(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode="1",
                       transform=cfg.transform, scale=cfg.scale)
         if cfg.driver == "capture" and cfg.file:

@@ -20,13 +20,13 @@ import time
 from dataclasses import dataclass, field
 from typing import AsyncIterator, Iterable, Mapping, Protocol
 
-from ..engine import EngineError
+from ..errors import CoindrelError
 from ..events import SourceEvent, StatusEvent
 
 STATUS_STATES = ("connected", "disconnected", "lost", "resync", "error")
 
 
-class SourceError(EngineError):
+class SourceError(CoindrelError, ValueError):
     """A source cannot do what was asked (not available on this build, closed, no hub)."""
 
 
