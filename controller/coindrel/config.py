@@ -68,7 +68,8 @@ class Section:
         if v is None:
             return None
         if not isinstance(v, str):
-            self.fail(key, f"must be text in quotes, not {v!r}")
+            example = f'{key} = "{default}"' if isinstance(default, str) and default else f'{key} = "..."'
+            self.fail(key, f"must be text in quotes, e.g. {example}, not {v!r}")
         if choices is not None:
             choices = list(choices)
             if v not in choices:
