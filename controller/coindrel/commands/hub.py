@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shutil
 import subprocess
@@ -203,6 +202,8 @@ def run(args) -> int:
         return deploy(args)
     if args.action == "map":
         return write_map(args)
+    import asyncio
+
     from ..hub import console
 
     return asyncio.run(console.main(args))

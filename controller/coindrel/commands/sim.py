@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import os
 
 from ..engine import EngineError, Variants
@@ -52,6 +50,8 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     import os
     import sys
+
+    import asyncio
 
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # luma.emulator's pygame greets on import
     from ..table.sim import SimOptions, run_sim
