@@ -144,7 +144,7 @@ def test_null_backend_takes_fed_actions_and_touches_no_pins(factory, clock):
     ({"select": 27, "down": 27}, "down", "both use GPIO27"),
     ({"select": 27, "down": 6, "pull_up": True, "active_high": True}, "active_high", "not both"),
     ({"select": 27, "down": 6, "hold": 1}, "unknown key", "hold"),
-    ({"select": 40, "down": 6}, "select", "BCM 0..27"),
+    ({"select": 40, "down": 6}, "select", "BCM number from 0 to 27"),
     ({"select": 27, "down": 6, "backend": "usb"}, "backend", "'gpio'"),
 ])
 def test_bad_sections_name_the_key(data, key, words):
