@@ -106,7 +106,9 @@ class Section:
             self.fail(key, f"must be true or false, not {v!r}")
         return v
 
-    def list(self, key: str, default: list | None = None, length: int | None = None, item=None) -> list | None:
+    def list(self, key: str, default: list | None = None, length: int | None = None, item=None,
+             expect: str | None = None) -> list | None:
+        """A list; ``item`` checks each entry, ``expect`` says in words what an entry must be."""
         v = self.get(key, default)
         if v is None:
             return None
@@ -117,7 +119,7 @@ class Section:
         if item is not None:
             for i, x in enumerate(v):
                 if not item(x):
-                    self.fail(key, f"item {i + 1} ({x!r}) is not valid here")
+                    self.fail(key, f"item {i + 1} ({x!r}) is not valid here" + (f"; each item is {expect}" if expect else ""))
         return v
 
     def pin(self, key: str, default=None, required: bool = False):

@@ -77,7 +77,8 @@ def _clock(sec: Section) -> tuple[float | None, str]:
 
 
 def _players(sec: Section) -> tuple[str, str]:
-    v = sec.list("players", ["Player 1", "Player 2"], length=2, item=lambda x: isinstance(x, str))
+    v = sec.list("players", ["Player 1", "Player 2"], length=2, item=lambda x: isinstance(x, str),
+                 expect="a name in quotes, e.g. [\"Ann\", \"Bo\"]")
     names = tuple(" ".join(p.split()) for p in v)
     for i, name in enumerate(names):
         if not name:
@@ -90,7 +91,7 @@ def _players(sec: Section) -> tuple[str, str]:
 
 
 def _variants(sec: Section) -> Variants:
-    v = sec.list("variants", [], item=lambda x: isinstance(x, str))
+    v = sec.list("variants", [], item=lambda x: isinstance(x, str), expect="a variant in quotes: \"holes\", \"halved\" or \"shuffled\"")
     chosen = {}
     for name in v:
         key = name.strip().lower()
