@@ -30,7 +30,7 @@ from coindrel.table.script import PRESSES, Do, ScriptStep
 from coindrel.table.sim import SimOptions
 
 G = standard_geometry()
-EXAMPLES = int(os.environ.get("COINDREL_MONKEY_EXAMPLES", "120"))
+EXAMPLES = int(os.environ.get("COINDREL_MONKEY_EXAMPLES", "200"))
 FINISH_WITHIN = 1500.0  # seconds of board time careful people may take to end a match from anywhere
 
 
@@ -55,7 +55,9 @@ class Monkey(RuleBasedStateMachine):
         self.dir = Path(tempfile.mkdtemp(prefix="coindrel-monkey-"))
         opts = SimOptions(seed=seed, clock=clock, variants=Variants(holes=holes, shuffled=shuffled), think=0.2,
                           pause=0.3, reveal_seconds=0.5, display="none", state_dir=str(self.dir))
-        self.rig = FastRig(opts, step=0.05)
+        # A restart here is a kill -9, not a power cut: the kernel keeps what was written, so
+        # the journal's fdatasync (tested with real power-cut semantics in test_crash.py) is skipped.
+        self.rig = FastRig(opts, step=0.05, store_options={"datasync": lambda fd: None})
         self.seen: list[float] = []
         self._watch_entries()
         self.line = 0
@@ -116,7 +118,7 @@ class Monkey(RuleBasedStateMachine):
     @invariant()
     def nothing_failed(self):
         assert self.rig.table.failed is None, self.rig.table.failed
-        assert not self.rig.out.errors, self.rig.out.errors
+        assert not self.rig.errors, self.rig.errors
 
     @invariant()
     def the_screen_renders(self):
@@ -148,14 +150,14 @@ class Monkey(RuleBasedStateMachine):
             end = rig.t + FINISH_WITHIN
             while rig.t < end and not rig.players.finished.is_set():
                 rig.tick()
-                assert rig.table.failed is None and not rig.out.errors, rig.out.errors
+                assert rig.table.failed is None and not rig.errors, rig.errors
             assert rig.players.finished.is_set(), (
                 f"careful people did not end a match within {FINISH_WITHIN:g} s: the table is in "
                 f"{rig.table.flow.mode!r} ({type(rig.table.flow.view(rig.t)).__name__}), "
                 f"match phase {rig.table.flow.match.phase if rig.table.flow.match else None}")
             assert any(m.over for m in rig.out.matches)
         finally:
-            rig.store.close()
+            rig.close()
 
 
 # COINDREL_MONKEY_SHRINK=0 reports a failure as found, without the (slow) search for the shortest one.
