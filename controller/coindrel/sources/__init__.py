@@ -20,6 +20,15 @@ where they are used.
     source = "hub"          # or "gpio", "virtual" (in this process), "none" (keyed drops)
     [board.hub]
     url = "/dev/coindrel-hub"
+
+Adding a backend (tests/sources/test_source_plugin.py does it end to end):
+1. one module with a ``BoardSource`` subclass: ``name``, ``summary``,
+   ``parse(section)`` (check ``[board.<name>]``, touch no hardware),
+   ``from_settings(settings, clock=...)``, ``snapshot()``; the hardware library
+   imported in ``start()``; also ``Calibrating``/``RawStreaming`` if it can;
+2. its entry point in the distribution's pyproject.toml (for one of coindrel's
+   own, also in ``BUILTIN`` below; a test keeps the two equal);
+3. ``coindrel run --check`` with ``source = "<name>"`` then accepts it.
 """
 
 from __future__ import annotations
