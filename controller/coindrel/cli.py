@@ -1,60 +1,121 @@
 """``coindrel`` command line: one subcommand per module in ``coindrel.commands``.
 
-Each command module defines ``NAME`` (optional; default from the module name,
-``_`` read as ``-``), ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``.
-Modules must stay light at import: hardware libraries load inside ``run``.
+Each command module defines ``HELP``, ``add_arguments(parser)`` and
+``run(args) -> int`` (optionally ``NAME`` and ``DESCRIPTION``). ``COMMANDS``
+below lists them with their one-line help, so ``coindrel --help`` imports no
+command module and ``coindrel show ...`` imports only ``commands.show``: a
+command pays only for what it uses (on a Pi every import costs ten times what
+it costs here). tests/test_cli.py keeps this table equal to the modules.
+
+Every error coindrel raises on purpose is a ``CoindrelError``; the command
+prints its message and exits 2. A file or folder the system refuses
+(``OSError``) gets the same treatment: a message naming the path, never a
+traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 
 from . import __version__
-from .engine import EngineError
+from .errors import CoindrelError
+
+# name -> (module in coindrel.commands, one-line help: the module's HELP)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "calibrate": ("calibrate", "guided hall calibration: flip each switch both ways, store the bands on the hub"),
+    "engine": ("engine", "answer rules-engine cases (conformance vectors) from stdin, one JSON line each"),
+    "health": ("health", "the board's health from an observation log: persistent faults, incidents, learned timing"),
+    "hint": ("hint", "the best entry for the player to move (look-ahead), with every alternative ranked"),
+    "history": ("history", "list finished matches, or show one match's turns"),
+    "hub": ("hub", "the sensor hub: deploy its firmware, watch its events, calibrate its hall sensors"),
+    "lesson": ("lesson", "list the lessons (How to Play > Learn by playing), or walk through one in the terminal"),
+    "play": ("play", "play a match in the terminal: two people keying entries, or computer players (--bots)"),
+    "reconcile": ("reconcile", "reconcile an observation log: one JSON line per drop (verdict, diagnosis, believed board)"),
+    "run": ("run", "run the table: read the board, run matches on the OLED, save everything (the systemd service)"),
+    "selftest": ("selftest", "guided check of every beam and hall sensor: good, dead, chattering or out of band"),
+    "show": ("show", "draw a board state (rules.md section 9 text form) in the terminal or as a PNG"),
+    "sim": ("sim", "run the table against the virtual board: emulated OLED, simulated players, optional faults"),
+    "virtual-board": ("virtual_board", "run a simulated board and sensor hub (virtual time, or served live on a pty or socket)"),
+}
 
 
-def _command_modules():
-    from . import commands
-
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"coindrel.commands.{info.name}")
-        yield getattr(module, "NAME", info.name.replace("_", "-")), module
+def command_module(name: str):
+    return importlib.import_module(f"coindrel.commands.{COMMANDS[name][0]}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _chosen(argv: list[str]) -> str | None:
+    """The subcommand named on the line (the top level has no option taking a value)."""
+    for arg in argv:
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
+def build_parser(argv: list[str] | None = None, *, load: str | tuple[str, ...] | None = None) -> argparse.ArgumentParser:
+    """The whole parser. Only the command chosen in ``argv`` (or those named
+    in ``load``) is imported to add its arguments; with neither, every one is."""
     parser = argparse.ArgumentParser(
         prog="coindrel",
         description="Coindrel Table: a self-scoring, self-checking controller for a physical Coindrel board.",
     )
     parser.add_argument("--version", action="version", version=f"coindrel {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module in _command_modules():
-        p = sub.add_parser(name, help=module.HELP, description=getattr(module, "DESCRIPTION", module.HELP))
+    if load == "all" or (load is None and argv is None):
+        wanted = set(COMMANDS)
+    elif load is not None:
+        wanted = {load} if isinstance(load, str) else set(load)
+    else:
+        wanted = {_chosen(argv)}
+    for name, (_, help_) in COMMANDS.items():
+        if name not in wanted:
+            sub.add_parser(name, help=help_)
+            continue
+        module = command_module(name)
+        p = sub.add_parser(name, help=help_, description=getattr(module, "DESCRIPTION", module.HELP))
         module.add_arguments(p)
         p.set_defaults(_run=module.run)
     return parser
 
 
+def _os_message(e: OSError) -> str:
+    what = e.strerror or str(e)
+    path = e.filename
+    if path is None:
+        return what
+    fix = {
+        2: "check the path; the folder it names must exist",
+        13: "choose a place this user may write, or fix its permissions",
+        20: "a part of the path is a file, not a folder",
+        21: "give a file's path, not a folder's",
+        28: "free some space",
+        30: "the file system is read-only; choose another place",
+    }.get(e.errno)
+    return f"{path}: {what}" + (f" ({fix})" if fix else "")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
     try:
         return int(args._run(args) or 0)
-    except EngineError as e:
+    except CoindrelError as e:
         print(f"coindrel {args.command}: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as e:  # a path the system refused, wherever a command met it
+        print(f"coindrel {args.command}: {_os_message(e)}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -8,16 +8,36 @@ errors too, because a misspelt pin number silently ignored is a wrong board.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Iterable
 
-from .engine import EngineError
+from .errors import CoindrelError
 
 DEFAULT_PATH = Path("/etc/coindrel/coindrel.toml")
+EXAMPLE = "systemd/coindrel.toml.example"  # in the source tree; README "Configuration" explains it
+# Pi header pins (1..40) that are GPIOs, for names like "BOARD11" or "J8:11".
+HEADER_GPIO = frozenset((3, 5, 7, 8, 10, 11, 12, 13, 15, 16, 18, 19, 21, 22, 23, 24, 26, 27, 28, 29, 31, 32, 33, 35,
+                         36, 37, 38, 40))
+_BCM_NAME = re.compile(r"^(?:GPIO|BCM)?(\d+)$", re.IGNORECASE)
+_HEADER_NAME = re.compile(r"^(?:BOARD|J8:|P1:)(\d+)$", re.IGNORECASE)
 
 
-class ConfigError(EngineError):
+def _num(x) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def range_text(lo, hi) -> str:
+    """The allowed range in words, for a message's fix."""
+    if lo is not None and hi is not None:
+        return f"from {_num(lo)} to {_num(hi)}"
+    if lo is not None:
+        return f"{_num(lo)} or more"
+    return f"{_num(hi)} or less"
+
+
+class ConfigError(CoindrelError, ValueError):
     """A configuration problem; the message says where and how to fix it."""
 
 
@@ -48,7 +68,8 @@ class Section:
         if v is None:
             return None
         if not isinstance(v, str):
-            self.fail(key, f"must be text in quotes, not {v!r}")
+            example = f'{key} = "{default}"' if isinstance(default, str) and default else f'{key} = "..."'
+            self.fail(key, f"must be text in quotes, e.g. {example}, not {v!r}")
         if choices is not None:
             choices = list(choices)
             if v not in choices:
@@ -62,7 +83,7 @@ class Section:
         if not isinstance(v, int) or isinstance(v, bool):
             self.fail(key, f"must be a whole number, not {v!r}")
         if (lo is not None and v < lo) or (hi is not None and v > hi):
-            self.fail(key, f"{v} is out of range {lo if lo is not None else '...'}..{hi if hi is not None else '...'}")
+            self.fail(key, f"{v} is out of range; write a whole number {range_text(lo, hi)}")
         return v
 
     def float(self, key: str, default: float | None = None, lo: float | None = None, hi: float | None = None) -> float | None:
@@ -71,8 +92,10 @@ class Section:
             return None
         if not isinstance(v, (int, float)) or isinstance(v, bool):
             self.fail(key, f"must be a number, not {v!r}")
+        if v != v or v in (float("inf"), float("-inf")):
+            self.fail(key, f"{v} is not a usable number; write a number {range_text(lo, hi) if lo is not None or hi is not None else 'such as 1.5'}")
         if (lo is not None and v < lo) or (hi is not None and v > hi):
-            self.fail(key, f"{v} is out of range {lo if lo is not None else '...'}..{hi if hi is not None else '...'}")
+            self.fail(key, f"{_num(v)} is out of range; write a number {range_text(lo, hi)}")
         return float(v)
 
     def bool(self, key: str, default: bool | None = None) -> bool | None:
@@ -83,7 +106,9 @@ class Section:
             self.fail(key, f"must be true or false, not {v!r}")
         return v
 
-    def list(self, key: str, default: list | None = None, length: int | None = None, item=None) -> list | None:
+    def list(self, key: str, default: list | None = None, length: int | None = None, item=None,
+             expect: str | None = None) -> list | None:
+        """A list; ``item`` checks each entry, ``expect`` says in words what an entry must be."""
         v = self.get(key, default)
         if v is None:
             return None
@@ -94,7 +119,7 @@ class Section:
         if item is not None:
             for i, x in enumerate(v):
                 if not item(x):
-                    self.fail(key, f"item {i + 1} ({x!r}) is not valid here")
+                    self.fail(key, f"item {i + 1} ({x!r}) is not valid here" + (f"; each item is {expect}" if expect else ""))
         return v
 
     def pin(self, key: str, default=None, required: bool = False):
@@ -107,13 +132,23 @@ class Section:
         if isinstance(v, bool) or not isinstance(v, (int, str)):
             self.fail(key, f"must be a BCM pin number like 17 or a name like \"GPIO17\", not {v!r}")
         if isinstance(v, int) and not 0 <= v <= 27:
-            self.fail(key, f"GPIO{v} is not on the Pi's header (BCM 0..27)")
+            self.fail(key, f"GPIO{v} is not on the Pi's header; write a BCM number from 0 to 27")
+        if isinstance(v, str):
+            text = v.strip()
+            bcm, header = _BCM_NAME.match(text), _HEADER_NAME.match(text)
+            if bcm and not 0 <= int(bcm.group(1)) <= 27:
+                self.fail(key, f"{v!r} is not on the Pi's header; write a BCM number from 0 to 27, e.g. 17 or \"GPIO17\"")
+            if header and int(header.group(1)) not in HEADER_GPIO:
+                self.fail(key, f"{v!r} is header pin {header.group(1)}, which is not a GPIO (power, ground or none); "
+                               f"GPIO header pins are {', '.join(map(str, sorted(HEADER_GPIO)))}")
+            if not (bcm or header):
+                self.fail(key, f"{v!r} is not a pin; write a BCM number like 17, or a name like \"GPIO17\" or \"BOARD11\"")
         return v
 
     def sub(self, key: str) -> "Section":
         v = self.get(key, {})
         if not isinstance(v, dict):
-            self.fail(key, "must be a table")
+            self.fail(key, f"must be a table, not {v!r}: write [{self.name}.{key}] on a line of its own, then its keys")
         return Section(f"{self.name}.{key}", v, self.source)
 
     def check_unknown(self) -> None:
@@ -121,8 +156,8 @@ class Section:
         if unknown:
             known = sorted(self._used)
             raise ConfigError(
-                f"{self.source}: [{self.name}] has unknown key(s) {', '.join(unknown)}"
-                + (f"; known keys here: {', '.join(known)}" if known else "")
+                f"{self.source}: [{self.name}] has unknown key(s) {', '.join(unknown)}; remove or respell them"
+                + (f" (known keys here: {', '.join(known)})" if known else "")
             )
 
 
@@ -131,10 +166,24 @@ def read_toml(path: str | Path) -> dict:
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"{p}: no such configuration file; copy the example from the README or pass --config") from None
+        raise ConfigError(f"{p}: no such configuration file; copy {EXAMPLE} there "
+                          f"(sudo install -D -m 644 {EXAMPLE} {p}) and edit it, or pass --config FILE") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{p}: is a folder; give the configuration file, e.g. {p / 'coindrel.toml'}") from None
     except OSError as e:
-        raise ConfigError(f"{p}: cannot read the configuration ({e.strerror})") from None
+        raise ConfigError(f"{p}: cannot read the configuration ({e.strerror}); check its permissions") from None
+    except UnicodeDecodeError as e:
+        line = text_line(p, e.start)
+        raise ConfigError(f"{p}: not UTF-8 text (byte {e.start}, line {line}); save the file as UTF-8 "
+                          "(e.g. iconv -f latin1 -t utf-8)") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{p}: not valid TOML: {e}") from None
+        raise ConfigError(f"{p}: not valid TOML: {e}; see {EXAMPLE} for the form") from None
+
+
+def text_line(path: Path, offset: int) -> int:
+    try:
+        return path.read_bytes()[:offset].count(b"\n") + 1
+    except OSError:
+        return 0

@@ -15,12 +15,13 @@ import math
 from dataclasses import dataclass
 from typing import Union
 
+from .errors import CoindrelError
 from .engine.core import ENTRY_COUNT, EXIT_COUNT, EngineError, parse_switch_label
 
 POSITIONS = ("L", "R", "mid", "none")
 
 
-class EventError(EngineError):
+class EventError(CoindrelError, ValueError):
     """A board event that cannot be true of a Coindrel board."""
 
 

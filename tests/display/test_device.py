@@ -214,11 +214,38 @@ def test_terminal_emulators_draw_in_a_real_terminal(driver, mark):
     assert "SHOWN True" in out and mark in out
 
 
-def test_opener_reuses_one_device_object_across_reinitialisations():
+def test_opener_reinitialises_with_luma_s_own_constructor_on_the_same_bus():
     panel = SSD1306Panel()
     bus = FakeI2CBus(panel)
     opener = DeviceOpener(cfg(), bus=bus)
     first = opener.open()
     again = opener.open()
-    assert first is again and opener.opened == 2 and panel.inits == 2 and panel.nops == 1
+    assert type(again) is type(first) and opener.opened == 2 and panel.inits == 2 and panel.nops == 2
+    assert again._serial_interface is first._serial_interface  # one bus, opened once
     opener.close()
+
+
+def test_a_panel_that_is_away_costs_probes_not_luma_devices(monkeypatch):
+    """luma keeps every device it constructs (an exit hook): retrying a panel
+    that does not answer must not construct one per attempt."""
+    import atexit
+
+    hooks = []
+    monkeypatch.setattr(atexit, "register", lambda fn, *a, **k: hooks.append(fn) or fn)
+    bus = FakeI2CBus(SSD1306Panel())
+    bus.fail = True  # unplugged: every write goes unacknowledged
+    opener = DeviceOpener(cfg(), bus=bus)
+    from luma.core.error import DeviceNotFoundError
+
+    for _ in range(20):
+        with pytest.raises(DeviceNotFoundError):
+            opener.open()
+    assert opener.built == 0 and hooks == []
+    bus.fail = False  # plugged back in
+    assert opener.open() is not None and opener.built == 1 and len(hooks) == 1
+    opener.close()
+
+
+def test_no_luma_internals_rebuild_a_device():
+    source = (CONTROLLER / "coindrel" / "display" / "device.py").read_text()
+    assert "__new__" not in source and ".__init__(" not in source

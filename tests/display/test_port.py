@@ -59,10 +59,10 @@ def test_i2c_error_never_reaches_the_match_and_the_panel_comes_back(caplog):
     assert display.healthy and display.problem is None
 
 
-def test_retries_back_off_up_to_the_limit_and_reuse_one_device():
+def test_retries_back_off_up_to_the_limit_and_build_one_device_when_it_answers():
     display, panel, bus, clock = make()
     display.show(SAMPLES["match"], 0.0)
-    device = display.opener._device
+    built = display.opener.built
     bus.fail = True
     display.show(SAMPLES["match_hit"], 10.0)
     waits, t = [], 10.0
@@ -74,7 +74,7 @@ def test_retries_back_off_up_to_the_limit_and_reuse_one_device():
     assert waits == [2, 4, 8, 16, 16, 16]
     bus.fail = False
     assert display.tick(display.next_deadline(t))
-    assert display.opener._device is device  # re-initialised in place: no new luma device per retry
+    assert display.opener.built == built + 1  # six retries, one new luma device: when the panel answered
 
 
 def test_panel_missing_at_startup_is_picked_up_later():

@@ -22,24 +22,24 @@ def test_backend_chosen_by_name_with_its_section():
 
 
 def test_config_errors_name_file_key_and_fix():
-    with pytest.raises(ConfigError, match=r"\[board\] source: 'usb' is not one of"):
+    with pytest.raises(ConfigError, match=r"\[board\] source: 'usb' is not a board source"):
         source_from_config(Section("board", {"source": "usb"}))
     with pytest.raises(ConfigError, match=r"\[board.hub\] has unknown key\(s\) ur1"):
         make_source("hub", {"ur1": "x"})
     with pytest.raises(ConfigError, match="1200 baud reboots a Pico"):
         make_source("hub", {"baudrate": 1200})
-    with pytest.raises(ConfigError, match="not one of gpio, hub, virtual"):
+    with pytest.raises(ConfigError, match="not one of gpio, hub, none, virtual"):
         make_source("virtual-ish", {})
     with pytest.raises(ConfigError, match="no such channel map"):
         make_source("hub", {"channel_map": "/nonexistent/map.json"})
 
 
 def test_other_backends_register_by_name():
-    register_source("echo", "test_source_registry:Echo.from_config")
+    register_source("echo", "no_such_package.echo:Echo")
     try:
         assert "echo" in BACKENDS
-        with pytest.raises(Exception):
-            make_source("echo", {})  # the module path must be importable: a clear import error
+        with pytest.raises(ConfigError, match="registered as no_such_package.echo:Echo, which cannot be imported"):
+            make_source("echo", {})
     finally:
         BACKENDS.pop("echo")
 

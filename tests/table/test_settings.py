@@ -44,7 +44,7 @@ def test_the_example_file_validates_and_says_what_it_shows():
     assert s.storage.state_dir == Path("/var/lib/coindrel") and s.storage.keep_matches == 0
     assert s.match.clock == 60.0 and s.match.players == ("Player 1", "Player 2") and s.match.seed is None
     assert s.board.geometry_name == "standard" and s.board.source == "hub"
-    assert isinstance(s.board.backend, Section) and s.board.backend.name == "board.hub"
+    assert s.board.backend.url == "/dev/coindrel-hub" and s.board.backend.channel_map is not None
     # The display and I/O tables, parsed by their own modules.
     assert s["display"].driver == "ssd1306" and s["display"].address == 0x3C
     assert s["inputs"].backend == "gpio" and (s["inputs"].encoder_a, s["inputs"].select) == (17, 22)
@@ -81,7 +81,8 @@ def test_every_setting_of_the_table(tmp_path):
     assert (s.match.clock, s.match.clock_name, s.match.players, s.match.seed) == (5.0, "turbo", ("Ann", "Bo"), 1234)
     assert s.match.variants == Variants(holes=True, shuffled=True)
     assert s.board.geometry.name.startswith("standard") and s.board.source == "virtual"
-    assert s.board.backend.get("speed") == 2 and set(s.board.backends) == {"virtual", "gpio"}
+    assert s.board.backend.speed == 2 and set(s.board.backends) == {"virtual", "gpio"}
+    assert s.board.backends["gpio"].entry_pins == (17, 27)
     assert load("[match]\nclock = \"off\"").match.clock is None
     assert load("[match]\nclock = 120").match.clock == 120.0
 
@@ -122,7 +123,7 @@ def test_a_board_file_relative_to_the_configuration(tmp_path):
     ("[match]\nseed = 1.5", ["[match] seed", "whole number"]),
     ("[match]\nseed = \"daily\"", ["[match] seed", "'daily'"]),
     ("[match]\nrounds = 3", ["[match] has unknown key(s) rounds"]),
-    ("[board]\nsource = \"usb\"", ["[board] source", "'usb' is not one of 'hub', 'gpio', 'virtual', 'none'"]),
+    ("[board]\nsource = \"usb\"", ["[board] source", "'usb' is not a board source", "'gpio', 'hub', 'none', 'virtual'"]),
     ("[board]\nhub = 3", ["[board] hub", "must be a table"]),
     ("[board.serial]\nport = \"/dev/x\"", ["[board] has unknown key(s) serial"]),
 ])
@@ -153,11 +154,11 @@ def test_other_parts_plug_their_tables_in():
     assert s.sections["display"] == {"driver": "sh1106", "rotate": 0} and s["display"] is s.sections["display"]
     assert load("").sections["display"] == {"driver": "ssd1306", "rotate": 0}  # defaults when absent
     fails("[display]\ndriver = \"sh1106\"\nrotation = 2", "[display] has unknown key(s) rotation")
-    fails("[display]\nrotate = 9", "[display] rotate", "out of range 0..3")
+    fails("[display]\nrotate = 9", "[display] rotate", "out of range; write a whole number from 0 to 3")
     register_section("lights", lambda sec: sec.bool("on", False))
     assert load("[lights]\non = true").sections["lights"] is True
-    register_section("board.hub", lambda sec: {"port": sec.str("port", "/dev/coindrel-hub")})
-    assert load("").board.backend == {"port": "/dev/coindrel-hub"}
+    with pytest.raises(ValueError, match="belongs to a board source"):
+        register_section("board.hub", lambda sec: {})
     fails("[board.hub]\nbaud = 9600", "[board.hub] has unknown key(s) baud")
     register_section("display", None)
     with pytest.raises(ValueError, match="parsed by coindrel.table itself"):
@@ -176,11 +177,10 @@ def test_a_pin_used_by_two_parts_is_an_error_naming_both():
     register_section("display", lambda sec: Pins({2: "[display] I2C bus 1 (SDA)"}))
     register_section("inputs", lambda sec: Pins({sec.pin("select"): "[inputs] select"}))
     register_section("outputs", lambda sec: Pins({}))
-    register_section("board.gpio", lambda sec: Pins({sec.pin("entry_1"): "[board.gpio] entry_1"}))
-    load("[inputs]\nselect = 27\n[board]\nsource = \"gpio\"\n[board.gpio]\nentry_1 = 17")
+    load("[inputs]\nselect = 27\n[board]\nsource = \"gpio\"\n[board.gpio]\nentry_pins = [17]\nexit_pins = []")
     fails("[inputs]\nselect = \"GPIO2\"", "[inputs] select and [display] I2C bus 1 (SDA) both use GPIO2")
-    fails("[inputs]\nselect = 17\n[board]\nsource = \"gpio\"\n[board.gpio]\nentry_1 = 17",
-          "[board.gpio] entry_1", "[inputs] select", "GPIO17")
+    fails("[inputs]\nselect = 17\n[board]\nsource = \"gpio\"\n[board.gpio]\nentry_pins = [4, 17]\nexit_pins = []",
+          "[board.gpio] entry_pins (entry 2)", "[inputs] select", "GPIO17")
 
 
 def test_the_real_display_and_io_tables_are_checked_together():

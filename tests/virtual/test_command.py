@@ -79,7 +79,7 @@ def test_same_seed_same_files(tmp_path):
     (["--timing", "row_fall", "--drop", "1"], "write KEY=LO:HI"),
     (["--timing", "rowfall=1:2", "--drop", "1"], "unknown timing key(s) rowfall"),
     (["--serve", "/dev/ttyUSB0"], "write 'pty' or socket://HOST:PORT"),
-    (["--log", "/nonexistent/dir/log.jsonl", "--drop", "1"], "cannot write"),
+    (["--log", "/nonexistent/dir/log.jsonl", "--drop", "1"], "/nonexistent/dir does not exist"),
     (["--serve", "pty", "--speed", "-2"], "--speed -2.0"),
 ])
 def test_mistakes_get_a_clear_message(args, words, capsys):

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from coindrel.errors import CoindrelError
+
 from coindrel.engine import EngineError
 from coindrel.obslog import LogWriter
 from coindrel.virtual import BoardConfig, PlayerSpec, Scenario, load_scenario, read_drops, run_scenario, scenario_from_dict
@@ -77,20 +79,20 @@ anything = "goes"
     ({"variants": {"holy": True}}, "unknown variant(s)"),
     ({"timing": {"flip": [0.03, 0.02]}}, "flip"),
     ({"hall": {"nois": 1}}, "unknown key(s) nois"),
-    ({"hub": {"scan_hz": 10}}, "out of range 50..5000"),
+    ({"hub": {"scan_hz": 10}}, "out of range; write a whole number from 50 to 5000"),
     ({"hub": {"hall_filter": 20}}, "settle"),
     ({"drops": [{"t": 1, "entry": 0}]}, "entry 0 must be 1..8"),
     ({"drops": [{"t": -1, "entry": 1}]}, "t -1 must be seconds >= 0"),
     ({"drops": [5]}, "a drop is"),
     ({"players": {"one": "wizard"}}, "unknown computer player 'wizard'"),
-    ({"players": {"overlap": 2}}, "out of range 0.0..1.0"),
+    ({"players": {"overlap": 2}}, "out of range; write a number from 0 to 1"),
     ({"players": {"think": [3, 1]}}, "think [3.0, 1.0] must be seconds with 0 < lo <= hi"),
     ({"players": {"colour": "red"}}, "unknown key(s) colour"),
     ({"faults": [{"fault": "jam", "where": "R1S1"}]}, "faults item 1: jam place"),
     ({"hall": {"noise": 60}}, "within the sensor noise"),
 ])
 def test_bad_scenarios_say_what_is_wrong(data, words):
-    with pytest.raises(EngineError) as e:
+    with pytest.raises(CoindrelError) as e:  # EngineError for the board, ConfigError for the file's keys
         scenario_from_dict(data, "s.toml")
     assert words in str(e.value)
 

@@ -14,7 +14,7 @@ from coindrel.virtual.source import VirtualSource
 from .harness import SCENARIOS
 from .oracle import compare_with_engine
 
-register_source("virtual", "coindrel.virtual.source:from_config")
+register_source("virtual", "coindrel.virtual.source:VirtualSource")
 
 
 class FakeClock:

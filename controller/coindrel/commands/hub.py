@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shutil
 import subprocess
@@ -191,10 +190,20 @@ def write_map(args) -> int:
 
 # -- actions over the link ---------------------------------------------------------------
 def run(args) -> int:
+    from ._paths import input_file
+
+    if args.action == "calibration" and args.cal_action == "set":
+        input_file("calibration set", args.file, "calibration file")  # before waiting for a hub
+    if args.action == "calibration" and args.cal_action == "get" and args.out:
+        from ._paths import output_file
+
+        output_file("--out", args.out)
     if args.action == "deploy":
         return deploy(args)
     if args.action == "map":
         return write_map(args)
+    import asyncio
+
     from ..hub import console
 
     return asyncio.run(console.main(args))

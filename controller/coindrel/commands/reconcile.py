@@ -36,6 +36,11 @@ def sensors_from(args):
 def run(args) -> int:
     from ..reconcile.offline import load, reconcile_log
 
+    if args.out:
+        from ._paths import output_file
+
+        output_file("--out", args.out)  # before the log is read and reconciled
+
     log = load(sys.stdin if args.log == "-" else args.log)
     for problem in log.problems:
         print(f"coindrel reconcile: {args.log}: {problem}", file=sys.stderr)

@@ -26,10 +26,22 @@ def run(args) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     settings = load_settings(args.config)
     if args.check:
-        b = settings.board
-        print(f"{settings.source}: OK")
-        print(f"  board {b.geometry_name}, source {b.source}; state in {settings.storage.state_dir}")
-        for name in ("display", "inputs", "outputs"):
-            print(f"  [{name}] {'configured' if settings[name] is not None else 'not configured'}")
-        return 0
+        return check(settings)
     return run_service(settings)
+
+
+def check(settings) -> int:
+    """Every key was checked on loading; here, what needs the machine: the
+    state directory can really be written."""
+    from ..sources import backend, backend_names
+    from ..table.sections import check_state_dir
+
+    check_state_dir(settings.storage.state_dir, f"{settings.source}: [storage] state_dir")
+    b = settings.board
+    print(f"{settings.source}: OK")
+    print(f"  board {b.geometry_name}; source {b.source}: {backend(b.source).summary}")
+    print(f"  state in {settings.storage.state_dir} (writable)")
+    for name in ("display", "inputs", "outputs"):
+        print(f"  [{name}] {'configured' if settings[name] is not None else 'not configured'}")
+    print(f"  board sources installed: {', '.join(backend_names())}")
+    return 0

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from ..boardview import board_image, board_text
+from pathlib import Path
+
+from ..boardview import board_text
+from ..errors import UsageError
 from ..engine import VALUES, EngineError, BoardState, drop, geometry_by_name
 
 HELP = "draw a board state (rules.md section 9 text form) in the terminal or as a PNG"
@@ -44,6 +47,8 @@ def parse_values(text: str) -> list[int]:
 
 
 def run(args) -> int:
+    if args.png:
+        check_png_path(args.png)
     g = geometry_by_name(args.geometry)
     state = BoardState.parse(args.board, g)
     values = parse_values(args.values) if args.values else VALUES[args.round - 1]
@@ -59,7 +64,26 @@ def run(args) -> int:
         print(f"exits reached: {', '.join(str(x + 1) for x in outcome.exits) or 'none'}; {points} points"
               + (f"; {outcome.swallowed} swallowed by holes" if outcome.swallowed else ""))
     if args.png:
-        title = f"{state.text()}  ({label})"
-        board_image(state, values, outcome, title=title).save(args.png)
+        save_png(args.png, state, values, outcome, title=f"{state.text()}  ({label})")
         print(f"picture written to {args.png}")
     return 0
+
+
+def check_png_path(path: str) -> None:
+    """Say before anything is drawn why ``path`` cannot take a picture."""
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"--png {path}: that is a folder; give a file name, e.g. {target / 'board.png'}")
+    if not target.parent.is_dir():
+        raise UsageError(f"--png {path}: the folder {target.parent} does not exist; create it first "
+                         f"(mkdir -p {target.parent}) or choose another place")
+
+
+def save_png(path: str, state, values, outcome, title: str) -> None:
+    from ..boardview import board_image
+
+    image = board_image(state, values, outcome, title=title)
+    try:
+        image.save(path, format="PNG")
+    except OSError as e:
+        raise UsageError(f"--png {path}: cannot write it ({e.strerror or e}); choose a place you may write") from None

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
+import os
 
 from ..engine import EngineError, Variants
+from ..errors import UsageError
 
 HELP = "run the table against the virtual board: emulated OLED, simulated players, optional faults"
 DESCRIPTION = (
@@ -55,6 +56,8 @@ def run(args) -> int:
     import os
     import sys
 
+    import asyncio
+
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # luma.emulator's pygame greets on import
     from ..table.sim import SimOptions, run_sim
 
@@ -72,12 +75,7 @@ def run(args) -> int:
         raise EngineError(f"--display {args.display} needs --out (a folder of PNGs, or the GIF's path)")
     if args.until is not None and not args.until > 0:
         raise EngineError(f"--until takes seconds of board time (> 0), not {args.until}")
-    if args.result:
-        from pathlib import Path
-
-        folder = Path(args.result).resolve().parent
-        if not folder.is_dir():
-            raise EngineError(f"--result {args.result}: the folder {folder} does not exist; create it or choose another")
+    _check_paths(args)
     script = []
     if args.script:
         from ..engine import standard_geometry
@@ -112,3 +110,20 @@ def run(args) -> int:
     if args.result:
         write_result(args.result, result)
     return 1 if result["errors"] else 0
+
+
+def _check_paths(args) -> None:
+    """Every path on the line, before the board starts (a bad one would fail
+    every frame, or only when the sim ends)."""
+    from ._paths import input_file, output_file, output_folder
+
+    if args.out and args.display == "capture":
+        output_folder("--out", args.out)
+    elif args.out and args.display == "gifanim":
+        output_file("--out", args.out)
+    if args.result:
+        output_file("--result", args.result)
+    if args.script:
+        input_file("--script", args.script, "script")
+    if args.state_dir and os.path.exists(args.state_dir) and not os.path.isdir(args.state_dir):
+        raise UsageError(f"--state-dir {args.state_dir}: that is a file, not a folder; give a folder for the saved matches")

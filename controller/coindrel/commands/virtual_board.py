@@ -158,6 +158,7 @@ def run(args) -> int:
         raise EngineError("--keyboard, --link and --wait need --serve (the board then runs live)")
     if args.speed < 0:
         raise EngineError(f"--speed {args.speed}: virtual seconds per real second, 0 or more (0: as fast as the controller reads)")
+    _check_paths(args)
     scn = build(args)
     if not (scn.drops or scn.players or args.serve or scn.duration or args.until):
         raise EngineError("nothing would happen: give drops (--drop, --drops, --script), --players, a --scenario, or --serve")
@@ -230,3 +231,19 @@ def _serve(args, board, say) -> None:
             termios.tcsetattr(sys.stdin, termios.TCSADRAIN, old)
     if args.link and os.path.islink(args.link):
         os.unlink(args.link)
+
+
+def _check_paths(args) -> None:
+    """Every file on the line, before the board runs (a bad --log would
+    otherwise lose a whole run, a bad --channel-map pass unnoticed)."""
+    from ._paths import input_file, output_file
+
+    for option, path in (("--log", args.log), ("--truth", args.truth)):
+        if path:
+            output_file(option, path)
+    if args.channel_map:
+        from ..hub.channelmap import load_channel_map
+
+        load_channel_map(args.channel_map)
+    if args.link:
+        output_file("--link", args.link)

@@ -33,39 +33,66 @@
     file = "out/table.gif"  # capture: a file name template like "out/frame_{0:06}.png"; gifanim: the GIF
     frame_time = 0.5        # gifanim: seconds each frame shows in the GIF
 
-Parsing touches no hardware and needs no driver installed; ``DeviceOpener``
-builds the luma device when asked, keeping the bus open between attempts so
-a display that stopped answering can be re-initialised without building a
-new bus each time.
+Parsing touches no hardware. What luma supports is asked of luma itself
+(``luma.core.cmdline``: its driver names, its emulator transforms, and its SPI
+interface for the bus speeds it takes), so a newer luma needs no change here.
+``DeviceOpener`` builds the device with luma's public classes (the interface
+from ``luma.core.interface.serial``, the driver's own constructor), keeping
+the bus open between attempts.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from ..config import ConfigError, Section
 
 MIN_WIDTH, MIN_HEIGHT = 128, 64
+# The emulators coindrel configures (luma.emulator says at open whether it has them).
 EMULATORS = ("capture", "gifanim", "pygame", "asciiblock", "asciiart")
 PSEUDO = ("dummy", "none")
-# luma.oled's pixel drivers in the version we build against; the installed
-# luma is asked too, so a newer driver is accepted without a change here.
-KNOWN_OLED = ("ssd1305", "ssd1306", "ssd1309", "ssd1315", "ssd1316", "ssd1322", "ssd1322_nhd", "ssd1325",
-              "ssd1327", "ssd1331", "ssd1351", "ssd1362", "ssd1363", "sh1106", "sh1107", "ch1115")
-CHARACTER_DRIVERS = ("ws0010", "winstar_weh")  # text-only modules: no pixels to draw on
-TRANSFORMS = ("none", "identity", "scale2x", "smoothscale", "led_matrix", "seven_segment")
-SPI_SPEEDS = tuple(int(mhz * 1_000_000) for mhz in (0.5, 1, 2, 4, 8, 16, 20, 24, 28, 32, 36, 40, 44, 48, 50, 52))
+CHARACTER_DRIVERS = ("ws0010", "winstar_weh")  # luma.oled's text-only modules: no pixels to draw on
 NOP = 0xE3  # a no-op command on SSD13xx/SH110x controllers: probes the bus without side effects
 
 
 def oled_drivers() -> tuple[str, ...]:
-    try:
-        from luma.core.cmdline import get_choices
+    """The pixel OLED drivers the installed luma.oled has (luma's own list)."""
+    from luma.core.cmdline import get_choices
 
-        found = tuple(get_choices("luma.oled.device"))
-    except Exception:  # luma.oled missing or broken: the static list still validates
-        found = ()
-    return tuple(sorted((set(KNOWN_OLED) | set(found)) - set(CHARACTER_DRIVERS)))
+    return tuple(sorted(set(get_choices("luma.oled.device")) - set(CHARACTER_DRIVERS)))
+
+
+def transforms() -> tuple[str, ...]:
+    """The emulators' scaling transforms, as luma.emulator lists them (empty without it)."""
+    from luma.core.cmdline import get_transformer_choices
+
+    try:
+        return tuple(get_transformer_choices())
+    except ImportError:
+        return ()
+
+
+class _Idle:
+    """Stands in for spidev and RPi.GPIO while luma's SPI interface checks its
+    arguments: every call does nothing."""
+
+    BCM = OUT = IN = HIGH = LOW = 0
+
+    def __getattr__(self, name):
+        return lambda *a, **k: None
+
+
+def spi_speed_accepted(hz: int) -> bool:
+    """Whether luma's SPI interface takes this bus speed (asked of luma itself,
+    on stand-in hardware)."""
+    from luma.core.interface import serial
+
+    try:
+        serial.spi(spi=_Idle(), gpio=_Idle(), bus_speed_hz=hz)
+    except AssertionError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -131,9 +158,11 @@ class DisplayConfig:
 
     @classmethod
     def from_section(cls, s: Section) -> "DisplayConfig":
-        drivers = oled_drivers()
+        driver = s.str("driver", "ssd1306")
+        drivers = () if driver in EMULATORS + PSEUDO else oled_drivers()
         choices = drivers + EMULATORS + PSEUDO
-        driver = s.get("driver", "ssd1306")
+        if not drivers and driver not in EMULATORS + PSEUDO:
+            s.fail("driver", f"{driver!r} needs luma.oled, which is not installed here; pip install luma.oled")
         if driver in CHARACTER_DRIVERS:
             s.fail("driver", f"{driver!r} is a character module with no pixels; use a pixel OLED such as 'ssd1306' or 'sh1106'")
         if driver not in choices:
@@ -152,9 +181,10 @@ class DisplayConfig:
             s.fail("address", f"{address!r} is not an I2C address (0x03..0x77); the usual ones are 0x3C and 0x3D")
         d["address"] = address
         d["spi_device"] = s.int("spi_device", 0, lo=0, hi=1)
-        speed = s.int("spi_speed_hz", 8_000_000)
-        if speed not in SPI_SPEEDS:
-            s.fail("spi_speed_hz", f"{speed} is not a speed luma's SPI accepts; use one of {', '.join(map(str, SPI_SPEEDS))}")
+        speed = s.int("spi_speed_hz", 8_000_000, lo=1)
+        if d["interface"] == "spi" and not spi_speed_accepted(speed):
+            s.fail("spi_speed_hz", f"{speed} is not a speed luma's SPI accepts; use a whole number of MHz it takes, "
+                                   "e.g. 8000000 (8 MHz, the default), 16000000 or 32000000")
         d["spi_speed_hz"] = speed
         d["dc_pin"] = s.pin("dc_pin", 24)
         d["reset_pin"] = s.pin("reset_pin", 25)
@@ -174,7 +204,10 @@ class DisplayConfig:
             s.fail("sleep_after", f"is shorter than idle_after ({d['idle_after']:g} s); the panel dims before it sleeps")
         d["persist"] = s.bool("persist", True)
         d["scale"] = s.int("scale", 2, lo=1, hi=8)
-        d["transform"] = s.str("transform", "scale2x", choices=TRANSFORMS)
+        if driver in EMULATORS and not transforms():
+            s.fail("driver", f"{driver!r} is an emulator from luma.emulator, which is not installed here; "
+                             "pip install 'coindrel-table[sim]'")
+        d["transform"] = s.str("transform", "scale2x", choices=transforms() if driver in EMULATORS else None)
         d["file"] = s.str("file", None)
         if d["file"] is not None and driver not in ("capture", "gifanim"):
             s.fail("file", f"only the 'capture' and 'gifanim' drivers write files, not {driver!r}")
@@ -190,13 +223,30 @@ class DisplayConfig:
         return cfg
 
 
+def check_output_file(file: str) -> None:
+    """An emulator that writes files needs its folder: without it every frame
+    fails, which retrying (as for a loose wire) cannot fix."""
+    from pathlib import Path
+
+    target = Path(file)
+    folder = target.parent
+    if target.is_dir():
+        raise ConfigError(f"[display] file: {file} is a folder; give a file name inside it")
+    if not folder.is_dir():
+        what = "is a file, not a folder" if folder.exists() else "does not exist"
+        raise ConfigError(f"[display] file: the folder {folder} {what}; create it (mkdir -p {folder}) "
+                          "or write the frames somewhere else")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"[display] file: cannot write in {folder} (permission denied); choose a folder you may write")
+
+
 class DeviceOpener:
     """Builds the configured luma device; ``open()`` again, after a failure or
-    to refresh, re-initialises the same panel object on the same bus.
+    to refresh, builds it again on the same bus with luma's public classes.
 
-    Re-using the object matters on a long-running table: luma registers an
-    exit hook holding every device it constructs, so building a new one per
-    retry would leak a device's worth of memory each time the panel is away.
+    luma registers an exit hook holding every device it constructs, so a
+    device is constructed only once the panel has answered a no-op command on
+    the bus: a panel that is away for an evening costs probes, not devices.
 
     ``bus`` (an smbus-compatible object) or ``spi``/``gpio`` (spidev- and
     RPi.GPIO-compatible) replace the real ones, for tests and unusual hosts.
@@ -210,6 +260,7 @@ class DeviceOpener:
         self._interface = None
         self._device = None
         self.opened = 0  # successful (re-)initialisations
+        self.built = 0  # luma devices constructed
 
     def open(self):
         """A ready device (init sequence sent, contrast set), or an exception
@@ -217,20 +268,19 @@ class DeviceOpener:
         cfg = self.config
         if cfg.driver == "none":
             return None
-        device = self._device
-        if device is None:
+        if cfg.is_hardware:
+            # A new device for every (re-)initialisation: its constructor sends
+            # the init sequence, the one public way to do that.
+            self._device = self._oled()
+        elif self._device is None:  # dummy and emulators: nothing on a bus to re-initialise
             if cfg.driver == "dummy":
                 from luma.core.device import dummy
 
-                device = dummy(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode="1")
-            elif cfg.is_emulator:
-                device = self._emulator()
+                self._device = dummy(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode="1")
             else:
-                device = self._oled()
-            self._device = device
-        elif cfg.is_hardware:
-            self._interface.command(NOP)  # still not answering? then stop before the init sequence
-            type(device).__init__(device, **self._oled_args())
+                self._device = self._emulator()
+            self.built += 1
+        device = self._device
         device.persist = cfg.persist
         device.contrast(cfg.contrast)
         self.opened += 1
@@ -242,6 +292,8 @@ class DeviceOpener:
             import luma.emulator.device as emulators
         except ImportError as e:
             raise ConfigError(f"[display] driver: {cfg.driver!r} needs luma.emulator (pip install 'coindrel-table[sim]'): {e}") from None
+        if cfg.file:
+            check_output_file(cfg.file)
         kwargs = dict(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode="1",
                       transform=cfg.transform, scale=cfg.scale)
         if cfg.driver == "capture" and cfg.file:
@@ -261,18 +313,17 @@ class DeviceOpener:
 
     def _oled(self):
         cfg = self.config
+        from luma.core.cmdline import get_choices
+
+        if cfg.driver not in get_choices("luma.oled.device"):
+            raise ConfigError(f"[display] driver: the installed luma.oled has no {cfg.driver!r}; upgrade luma.oled")
         import luma.oled.device as oled
 
-        driver = getattr(oled, cfg.driver, None)
-        if driver is None:
-            raise ConfigError(f"[display] driver: the installed luma.oled has no {cfg.driver!r}; upgrade luma.oled")
         if self._interface is None:
             self._interface = self._make_interface()
-        # Keep hold of the object before its init sequence runs: if the panel
-        # does not answer, the next attempt re-initialises this one.
-        device = driver.__new__(driver)
-        self._device = device
-        driver.__init__(device, **self._oled_args())
+        self._interface.command(NOP)  # not answering? then stop before luma builds (and keeps) a device
+        device = getattr(oled, cfg.driver)(**self._oled_args())
+        self.built += 1
         return device
 
     def _make_interface(self):
@@ -283,8 +334,12 @@ class DeviceOpener:
             if self._bus is not None:
                 return serial.i2c(bus=self._bus, address=cfg.address)
             return serial.i2c(port=cfg.port, address=cfg.address)
-        return serial.spi(spi=self._spi, gpio=self._gpio, port=cfg.port, device=cfg.spi_device,
-                          bus_speed_hz=cfg.spi_speed_hz, gpio_DC=cfg.dc_pin, gpio_RST=cfg.reset_pin)
+        try:
+            return serial.spi(spi=self._spi, gpio=self._gpio, port=cfg.port, device=cfg.spi_device,
+                              bus_speed_hz=cfg.spi_speed_hz, gpio_DC=cfg.dc_pin, gpio_RST=cfg.reset_pin)
+        except AssertionError:  # luma's own check of the bus speed
+            raise ConfigError(f"[display] spi_speed_hz: luma's SPI does not take {cfg.spi_speed_hz} Hz; "
+                              "use e.g. 8000000 (8 MHz)") from None
 
     def close(self) -> None:
         """Shut down for good: luma's cleanup (persist keeps the last frame on
@@ -292,7 +347,7 @@ class DeviceOpener:
         device, self._device = self._device, None
         try:
             if device is not None:
-                if hasattr(device, "write_animation"):
+                if self.config.driver == "gifanim":
                     device.write_animation()
                 device.cleanup()
             elif self._interface is not None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ..errors import CoindrelError
+
 L = 0
 R = 1
 SIDES = (L, R)
@@ -26,7 +28,7 @@ HOLE = 4
 STATE_CODES = (0, 1, 2, 3, HOLE)
 
 
-class EngineError(ValueError):
+class EngineError(CoindrelError, ValueError):
     """Bad input to the engine: the message names the problem and the fix."""
 
 

@@ -366,6 +366,8 @@ def load_geometry(path: str | Path) -> Geometry:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise GeometryError(f"{p}: cannot read the board file ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise GeometryError(f"{p}: not a text file (byte {e.start} is not UTF-8); a board file is JSON") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:

@@ -300,6 +300,8 @@ def load_channel_map(path: str | Path | None = None) -> ChannelMap:
         raise ChannelMapError(f"{p}: no such channel map; the reference one is hardware/channel_map.json") from None
     except OSError as e:
         raise ChannelMapError(f"{p}: cannot read the channel map ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise ChannelMapError(f"{p}: not a text file (byte {e.start} is not UTF-8); a channel map is JSON") from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:

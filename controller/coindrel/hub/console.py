@@ -180,9 +180,11 @@ async def calibration_file(src, cm, args) -> int:
         return 0
     path = Path(args.file)
     try:
-        doc = json.loads(path.read_text())
+        doc = json.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise EngineError(f"{path}: cannot read ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise EngineError(f"{path}: not a text file (byte {e.start} is not UTF-8); a calibration file is JSON") from None
     except json.JSONDecodeError as e:
         raise EngineError(f"{path}: not valid JSON: {e.msg} at line {e.lineno}") from None
     plan = calib.from_json(doc, cm, str(path))

@@ -21,6 +21,8 @@ import binascii
 import struct
 from dataclasses import dataclass, field
 
+from ..errors import CoindrelError
+
 START = 0x3A  # ':'
 END = 0x0A  # '\n'
 MAX_PAYLOAD = 1024
@@ -31,7 +33,7 @@ HEADER = struct.Struct("<BH")
 _B64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
 
 
-class FramingError(ValueError):
+class FramingError(CoindrelError, ValueError):
     """A payload that cannot be framed (too long, empty)."""
 
 

@@ -19,6 +19,7 @@ import asyncio
 import logging
 from typing import Callable
 
+from ..errors import CoindrelError
 from ..events import SourceEvent, StatusEvent
 from . import protocol as p
 from .channelmap import ChannelMap
@@ -28,7 +29,7 @@ from .tracker import Tracker
 log = logging.getLogger("coindrel.hub")
 
 
-class LinkError(Exception):
+class LinkError(CoindrelError):
     """A request the hub did not answer, or a link that is closed."""
 
 

@@ -9,6 +9,8 @@ import struct
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
+from ..errors import CoindrelError
+
 
 PROTOCOL_VERSION = 1
 POSITIONS = ("L", "R", "mid", "none")  # wire codes 0..3
@@ -35,7 +37,7 @@ ERROR_CODES = {
 LOST_WHERE = ("beams", "queue")  # lost in the beam sample ring / the hub's event queue
 
 
-class ProtocolError(ValueError):
+class ProtocolError(CoindrelError, ValueError):
     """A message that cannot be encoded (a field out of range), or a frame that does not decode."""
 
 

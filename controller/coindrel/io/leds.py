@@ -31,7 +31,8 @@ class LedsConfig:
 
     @classmethod
     def from_section(cls, s: Section) -> "LedsConfig":
-        pins = s.list("pins", [], item=lambda p: isinstance(p, (int, str)) and not isinstance(p, bool))
+        pins = s.list("pins", [], item=lambda p: isinstance(p, (int, str)) and not isinstance(p, bool),
+                      expect="a BCM pin number like 5 or a name like \"GPIO5\"")
         if pins and len(pins) != ENTRIES:
             s.fail("pins", f"lists {len(pins)} pins; give one per entry, {ENTRIES} in all (entry 1 first), or none")
         for i, p in enumerate(pins):

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from ..errors import CoindrelError
+
 Melody = tuple[tuple[str | None, float], ...]
 
 _STEP = re.compile(r"^(?:(?P<note>[A-G](?:#|b|\u266f|\u266d)?[0-9])|(?P<rest>-)):(?P<dur>\d+(?:\.\d+)?|\.\d+)$")
@@ -45,7 +47,7 @@ SOUNDS = {
 }
 
 
-class MelodyError(ValueError):
+class MelodyError(CoindrelError, ValueError):
     pass
 
 

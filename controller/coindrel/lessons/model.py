@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine import BoardState, EngineError
+from ..errors import CoindrelError
 from .explain import Scoring, Trace, explain, trace
 
 OLED_WIDTH = 21  # characters per line on the 128x64 OLED (small font)
@@ -18,7 +19,7 @@ MAX_TEXT_LINES = 5
 MAX_AFTER_LINES = 4
 
 
-class LessonError(EngineError):
+class LessonError(CoindrelError, ValueError):
     """A lesson file that cannot be taught: the message names the file, the
     step and the key, and what to write instead."""
 

@@ -9,6 +9,13 @@ stream is the single upward path; ``events()`` yields it in time order and
 
 Time-based behaviour (reconnect delays, timeouts) goes through an injected
 ``Clock`` so tests never sleep on a wall clock.
+
+A backend is one class, found by name in the registry (``coindrel.sources``):
+``parse(section)`` validates its ``[board.<name>]`` table without touching
+hardware (``coindrel run --check`` calls only that), ``from_settings(settings)``
+builds it. What a source can do beyond the stream is a type: a source that
+stores a hall calibration is a ``Calibrating``, one that streams raw hall
+readings a ``RawStreaming`` (``isinstance``, never ``hasattr``).
 """
 
 from __future__ import annotations
@@ -18,15 +25,15 @@ from abc import ABC, abstractmethod
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Iterable, Mapping, Protocol
+from typing import Any, AsyncIterator, Iterable, Mapping, Protocol
 
-from ..engine import EngineError
+from ..errors import CoindrelError
 from ..events import SourceEvent, StatusEvent
 
 STATUS_STATES = ("connected", "disconnected", "lost", "resync", "error")
 
 
-class SourceError(EngineError):
+class SourceError(CoindrelError, ValueError):
     """A source cannot do what was asked (not available on this build, closed, no hub)."""
 
 
@@ -104,6 +111,7 @@ class Capabilities:
     dropper: bool = False
     calibration: bool = False  # hall calibration can be read and written
     raw_stream: bool = False  # raw hall readings can be streamed
+    keyed: bool = False  # coins are not sensed at all: the players key each drop in at the table
 
     def describe(self) -> str:
         parts = [f"{len(self.entries)} entry beams", f"{len(self.exits)} exit beams", f"{len(self.halls)} hall sensors"]
@@ -152,6 +160,7 @@ class BoardSource(ABC):
     """
 
     name = "source"
+    summary = "a board source"  # one line for `coindrel run --check` and the docs
 
     def __init__(self, clock: Clock | None = None):
         self.clock: Clock = clock or SystemClock()
@@ -161,6 +170,21 @@ class BoardSource(ABC):
         self._last_t = 0.0
         self.time_clamped = 0  # events whose t had to be raised to keep time monotonic
         self.closed = False
+
+    # -- configuration -------------------------------------------------
+    @classmethod
+    def parse(cls, section) -> Any:
+        """Validate this backend's ``[board.<name>]`` table (a
+        ``coindrel.config.Section``) and return its settings; reads every key
+        it accepts and touches no hardware. The default accepts no keys."""
+        section.check_unknown()
+        return None
+
+    @classmethod
+    def from_settings(cls, settings: Any, *, clock: Clock | None = None, **options) -> "BoardSource":
+        """The source for settings ``parse`` returned (``options``: test hooks
+        such as a pin factory)."""
+        return cls(clock=clock, **options)
 
     # -- lifecycle -------------------------------------------------------
     async def start(self) -> None:
@@ -232,3 +256,23 @@ class BoardSource(ABC):
     async def set_outputs(self, leds: Iterable[int] | None = None, drop: int | None = None, pulse_ms: int = 150) -> None:
         """Light the LEDs of the given entries (0-based) and/or drop a coin into ``drop``."""
         raise SourceError(f"{self.name}: this board source has no outputs (entry LEDs and the dropper are on the Pi's header)")
+
+
+class Calibrating(ABC):
+    """A source whose hall sensors' bands can be read and stored (on the hub)."""
+
+    @abstractmethod
+    async def calibration(self) -> Any:
+        """The calibration in use (``coindrel.hub.protocol.Calibration``)."""
+
+    @abstractmethod
+    async def set_calibration(self, halls, hyst: int, beam_filter: int, hall_filter: int, save: bool = True) -> str:
+        """Store new bands; returns what the hub said."""
+
+
+class RawStreaming(ABC):
+    """A source that streams raw hall readings (for calibration and wiring checks)."""
+
+    @abstractmethod
+    def raw_stream(self, interval_ms: int = 50) -> AsyncIterator[tuple[float, dict[str, int]]]:
+        """(board time, {label: raw}) every ``interval_ms`` until the iterator is closed."""

@@ -22,6 +22,7 @@ Defaults come from ``gpio_build`` in hardware/channel_map.json.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
 from ..config import Section
 from ..events import EntryEvent, ExitEvent
@@ -48,6 +49,18 @@ class _Beam:
 
 class GpioSource(BoardSource):
     name = "gpio"
+    summary = "break-beams wired to the Pi's own GPIO (no hall sensors, no hub)"
+
+    @classmethod
+    def parse(cls, section: Section) -> "GpioSettings":
+        return parse(section)
+
+    @classmethod
+    def from_settings(cls, settings: "GpioSettings | None", *, clock: Clock | None = None, pin_factory=None,
+                      **_) -> "GpioSource":
+        s = settings or parse(Section("board.gpio", {}))
+        return cls(s.entry_pins, s.exit_pins, broken_level=s.broken_level, pull=s.pull, filter_ms=s.filter_ms,
+                   pin_factory=pin_factory, clock=clock)
 
     def __init__(self, entry_pins=(), exit_pins=(), *, broken_level: int = 1, pull: str = "up",
                  filter_ms: float = 1.0, pin_factory=None, clock: Clock | None = None):
@@ -163,7 +176,24 @@ class GpioSource(BoardSource):
         await super().close()
 
 
-def from_config(section: Section, *, clock: Clock | None = None, pin_factory=None, channel_map=None, **_) -> GpioSource:
+@dataclass(frozen=True)
+class GpioSettings:
+    """``[board.gpio]`` as checked."""
+
+    entry_pins: tuple = ()
+    exit_pins: tuple = ()
+    broken_level: int = 1
+    pull: str = "up"
+    filter_ms: float = 1.0
+
+    def pins(self) -> dict:
+        """{pin: who uses it}, for the check that no pin serves two parts."""
+        out = {p: f"[board.gpio] entry_pins (entry {i + 1})" for i, p in enumerate(self.entry_pins)}
+        out.update({p: f"[board.gpio] exit_pins (exit {i + 1})" for i, p in enumerate(self.exit_pins)})
+        return out
+
+
+def parse(section: Section, channel_map=None) -> GpioSettings:
     if channel_map is None:
         from ..hub.channelmap import load_channel_map
 
@@ -180,11 +210,19 @@ def from_config(section: Section, *, clock: Clock | None = None, pin_factory=Non
         return v
 
     entries, exits = pins("entry_pins", 8), pins("exit_pins", 16)
-    dup = {p for p in entries + exits if (entries + exits).count(p) > 1}
+    from ..io.pins import pin_key
+
+    keys = [pin_key(p) for p in entries + exits]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:
-        section.fail("entry_pins", f"pin {sorted(map(str, dup))[0]} is used for two beams")
+        section.fail("entry_pins" if pin_key(dup[0]) in map(pin_key, entries) else "exit_pins",
+                     f"{dup[0]} is used for two beams; give each beam its own pin")
     level = section.int("broken_level", d.get("broken_level", 1), lo=0, hi=1)
     pull = section.str("pull", "up" if d.get("pull_up", True) else "none", choices=("up", "down", "none"))
     filter_ms = section.float("filter_ms", 1.0, lo=0.0, hi=50.0)
     section.check_unknown()
-    return GpioSource(entries, exits, broken_level=level, pull=pull, filter_ms=filter_ms, pin_factory=pin_factory, clock=clock)
+    return GpioSettings(tuple(entries), tuple(exits), level, pull, filter_ms)
+
+
+def from_config(section: Section, *, clock: Clock | None = None, pin_factory=None, channel_map=None, **_) -> GpioSource:
+    return GpioSource.from_settings(parse(section, channel_map), clock=clock, pin_factory=pin_factory)

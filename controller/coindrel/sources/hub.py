@@ -11,19 +11,30 @@ protocol on a pty, ``socket://`` or ``rfc2217://`` URL, like the virtual board).
 
 from __future__ import annotations
 
-from typing import AsyncIterator, Iterable
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Iterable, Mapping
 
 from ..config import ConfigError, Section
 from ..hub import protocol as p
 from ..hub.channelmap import ChannelMap, ChannelMapError, load_channel_map
 from ..hub.link import HubLink, LinkError
-from .base import BoardSource, Capabilities, Clock, Snapshot, SourceError
+from .base import BoardSource, Calibrating, Capabilities, Clock, RawStreaming, Snapshot, SourceError
 
 DEFAULT_URL = "/dev/coindrel-hub"
 
 
-class HubSource(BoardSource):
+@dataclass(frozen=True)
+class HubSettings:
+    """``[board.hub]`` as checked: the port, the channel map, the link's timings."""
+
+    url: str = DEFAULT_URL
+    channel_map: ChannelMap | None = field(default=None, repr=False)
+    link_options: Mapping[str, Any] = field(default_factory=dict)
+
+
+class HubSource(BoardSource, Calibrating, RawStreaming):
     name = "hub"
+    summary = "the sensor hub on USB serial (or a pty / socket:// URL speaking its protocol)"
 
     def __init__(self, url: str = DEFAULT_URL, channel_map: ChannelMap | None = None, *, clock: Clock | None = None,
                  **link_options):
@@ -36,6 +47,38 @@ class HubSource(BoardSource):
         self.capabilities = Capabilities(entries=cm.entries_sensed, exits=cm.exits_sensed, halls=cm.switches_sensed,
                                          entry_leds=cm.entry_leds, dropper=cm.dropper,
                                          calibration=bool(cm.halls), raw_stream=bool(cm.halls))
+
+    @classmethod
+    def parse(cls, section: Section) -> HubSettings:
+        url = section.str("url", DEFAULT_URL)
+        if not url.strip():
+            section.fail("url", f"is empty; write the hub's port, e.g. \"{DEFAULT_URL}\" or \"socket://127.0.0.1:8888\"")
+        path = section.str("channel_map", "builtin")
+        try:
+            channel_map = load_channel_map(None if path == "builtin" else path)
+        except ChannelMapError as e:
+            section.fail("channel_map", f"{e}; write \"builtin\" or the path of the builder's channel_map.json")
+        baudrate = section.int("baudrate", 115200, lo=300, hi=12_000_000)
+        if baudrate == 1200:
+            section.fail("baudrate", "1200 baud reboots a Pico into its bootloader; leave it out (USB ignores the rate)")
+        opts = {
+            "baudrate": baudrate,
+            "reconnect_delay": section.float("reconnect_delay", 0.5, lo=0.01, hi=60),
+            "max_reconnect_delay": section.float("max_reconnect_delay", 5.0, lo=0.01, hi=600),
+            "handshake_timeout": section.float("handshake_timeout", 2.0, lo=0.1, hi=60),
+            "request_timeout": section.float("request_timeout", 3.0, lo=0.1, hi=60),
+            "refuse_delay": section.float("refuse_delay", 30.0, lo=0.1, hi=3600),
+        }
+        if opts["max_reconnect_delay"] < opts["reconnect_delay"]:
+            section.fail("max_reconnect_delay", f"must be at least reconnect_delay ({opts['reconnect_delay']:g} s)")
+        section.check_unknown()
+        return HubSettings(url, channel_map, opts)
+
+    @classmethod
+    def from_settings(cls, settings: HubSettings | None, *, clock: Clock | None = None,
+                      channel_map: ChannelMap | None = None, **options) -> "HubSource":
+        settings = settings or HubSettings()
+        return cls(settings.url, channel_map or settings.channel_map, clock=clock, **{**settings.link_options, **options})
 
     async def start(self) -> None:
         await super().start()
@@ -134,27 +177,8 @@ class HubSource(BoardSource):
 
 
 def from_config(section: Section, *, clock: Clock | None = None, channel_map: ChannelMap | None = None, **options) -> HubSource:
-    url = section.str("url", DEFAULT_URL)
-    path = section.str("channel_map", "builtin")
-    if channel_map is None:
-        try:
-            channel_map = load_channel_map(None if path == "builtin" else path)
-        except ChannelMapError as e:
-            section.fail("channel_map", str(e))
-    baudrate = section.int("baudrate", 115200, lo=300, hi=12_000_000)
-    if baudrate == 1200:
-        section.fail("baudrate", "1200 baud reboots a Pico into its bootloader; leave it out (USB ignores the rate)")
-    opts = {
-        "baudrate": baudrate,
-        "reconnect_delay": section.float("reconnect_delay", 0.5, lo=0.01, hi=60),
-        "max_reconnect_delay": section.float("max_reconnect_delay", 5.0, lo=0.01, hi=600),
-        "handshake_timeout": section.float("handshake_timeout", 2.0, lo=0.1, hi=60),
-        "request_timeout": section.float("request_timeout", 3.0, lo=0.1, hi=60),
-        "refuse_delay": section.float("refuse_delay", 30.0, lo=0.1, hi=3600),
-    }
-    section.check_unknown()
-    opts.update(options)
-    return HubSource(url, channel_map, clock=clock, **opts)
+    """``[board.hub]`` -> a HubSource (``HubSource.parse`` then ``from_settings``)."""
+    return HubSource.from_settings(HubSource.parse(section), clock=clock, channel_map=channel_map, **options)
 
 
-__all__ = ["HubSource", "from_config", "ConfigError"]
+__all__ = ["HubSettings", "HubSource", "from_config", "ConfigError"]

@@ -59,6 +59,10 @@ class Table:
         keyed: bool = False,
     ):
         self.geometry = geometry
+        if source is None:  # no board source given: drops are keyed in, as with source = "none"
+            from ..sources.keyed import KeyedSource
+
+            source = KeyedSource()
         self.source, self.display, self.outputs, self.store, self.notifier = source, display, outputs, store, notifier
         self._clock = clock
         self.offset = 0.0  # match time = clock() + offset
@@ -76,7 +80,7 @@ class Table:
             geometry, choices, new_seed=new_seed, read_board=self.read_board, history=self._history,
             read_positions=lambda: dict(self.positions),
             has_dropper=self.hub_dropper or local_dropper, has_halls=self.halls_known,
-            has_beams=bool(caps and (caps.entries or caps.exits)), keyed=keyed or source is None,
+            has_beams=bool(caps and (caps.entries or caps.exits)), keyed=keyed or bool(caps and getattr(caps, "keyed", False)),
             reveal_seconds=reveal_seconds,
         )
         if display is not None and getattr(display, "size", None):
@@ -108,7 +112,7 @@ class Table:
     def board_now(self) -> float:
         """The board's clock, extrapolated from the last thing it sent (an
         event, or a heartbeat the source reports as its board time)."""
-        if self.source is not None and hasattr(self.source, "board_time"):
+        if hasattr(self.source, "board_time"):
             t = self.source.board_time()
             if t > self.last_board_t:
                 self.last_board_t = t
@@ -299,7 +303,7 @@ class Table:
             self._end_match(e.name)
 
     def _hub_outputs(self, **kw) -> None:
-        if self.source is None or not (self.hub_leds or self.hub_dropper):
+        if not (self.hub_leds or self.hub_dropper):
             return
         if "drop" in kw and not self.hub_dropper:
             return
@@ -375,9 +379,8 @@ class Table:
     async def run(self, actions: asyncio.Queue | None = None, stop: asyncio.Event | None = None) -> None:
         stop = stop or asyncio.Event()
         tasks = [asyncio.create_task(self._pump_steps(stop))]
-        if self.source is not None:
-            await self.source.start()
-            tasks.append(asyncio.create_task(self._pump_events()))
+        await self.source.start()
+        tasks.append(asyncio.create_task(self._pump_events()))
         if actions is not None:
             tasks.append(asyncio.create_task(self._pump_actions(actions)))
         if self.outputs is not None:
@@ -402,8 +405,7 @@ class Table:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             self.save_timing()
-            if self.source is not None:
-                await self.source.close()
+            await self.source.close()
             if self.notifier is not None:
                 self.notifier.stopping()
 

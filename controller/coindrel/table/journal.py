@@ -36,10 +36,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..engine import EngineError
+from ..errors import CoindrelError
 from .records import FORMAT, Damage, Record, RecordError, encode, scan
 
 
-class JournalError(EngineError):
+class JournalError(CoindrelError, ValueError):
     """The match could not be saved, or a saved match could not be read."""
 
 

@@ -23,13 +23,15 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import CoindrelError
+
 FORMAT = 1
 KINDS = frozenset({"begin", "act", "ev", "verdict", "correction", "note", "end"})
 _CRC_LEN = 8  # hex digits, then one space
 _HEX = b"0123456789abcdef"
 
 
-class RecordError(ValueError):
+class RecordError(CoindrelError, ValueError):
     """A payload that cannot be written as a journal record."""
 
 

@@ -12,13 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..config import Section
+from ..config import ConfigError, Section
 from ..engine import EngineError, Geometry, MatchSetup, Variants, geometry_by_name
 from ..engine.rounds import CLOCK_SETTINGS
 
 DEFAULT_STATE_DIR = Path("/var/lib/coindrel")
-SOURCES = ("hub", "gpio", "virtual", "none")
-BACKENDS = ("hub", "gpio", "virtual")  # sources with a [board.<name>] table
 VARIANT_NAMES = ("holes", "halved", "shuffled")
 CLOCK_OFF = "off"
 MAX_NAME = 20
@@ -79,7 +77,8 @@ def _clock(sec: Section) -> tuple[float | None, str]:
 
 
 def _players(sec: Section) -> tuple[str, str]:
-    v = sec.list("players", ["Player 1", "Player 2"], length=2, item=lambda x: isinstance(x, str))
+    v = sec.list("players", ["Player 1", "Player 2"], length=2, item=lambda x: isinstance(x, str),
+                 expect="a name in quotes, e.g. [\"Ann\", \"Bo\"]")
     names = tuple(" ".join(p.split()) for p in v)
     for i, name in enumerate(names):
         if not name:
@@ -92,7 +91,7 @@ def _players(sec: Section) -> tuple[str, str]:
 
 
 def _variants(sec: Section) -> Variants:
-    v = sec.list("variants", [], item=lambda x: isinstance(x, str))
+    v = sec.list("variants", [], item=lambda x: isinstance(x, str), expect="a variant in quotes: \"holes\", \"halved\" or \"shuffled\"")
     chosen = {}
     for name in v:
         key = name.strip().lower()
@@ -119,22 +118,67 @@ def parse_match(sec: Section) -> MatchDefaults:
     return out
 
 
+def check_state_dir(path: Path, where: str) -> None:
+    """The state directory can be used: it is (or can be made) a folder this
+    user may write in. Checked by really doing it; what the check made is
+    removed again, so a check changes nothing."""
+    import os
+    import tempfile
+
+    made: list[Path] = []
+    try:
+        missing = []
+        p = path
+        while not p.exists() and p != p.parent:
+            missing.append(p)
+            p = p.parent
+        for d in reversed(missing):
+            d.mkdir()
+            made.append(d)
+        if not path.is_dir():
+            raise NotADirectoryError(20, "it is a file, not a folder", str(path))
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as e:
+        who = f"the user coindrel runs as ({_user()})"
+        raise ConfigError(f"{where}: cannot use {path} ({e.strerror}); create it writable for {who}, e.g. "
+                          f"sudo install -d -o {_user()} {path}, or set state_dir to a folder that can be") from None
+    finally:
+        for d in reversed(made):
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
+
+
+def _user() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no name for this uid: say so
+        return "this user"
+
+
 @dataclass(frozen=True)
 class BoardSettings:
     geometry_name: str  # what the match setup records: "standard", "mirrored" or an absolute path
     geometry: Geometry = field(repr=False)
-    source: str  # hub, gpio, virtual or none
-    backends: dict[str, Any] = field(default_factory=dict)  # name -> parsed settings (or the raw Section)
+    source: str  # a registered board source: hub, gpio, virtual, none, or one a package adds
+    backends: dict[str, Any] = field(default_factory=dict)  # name -> what the backend's parse() returned
 
     @property
     def backend(self) -> Any:
-        """The chosen source's settings (None for source = "none")."""
+        """The chosen source's settings (None when its parse returns none, as for "none")."""
         return self.backends.get(self.source)
 
 
-def parse_board(sec: Section, sub: Callable[[str, Section], Any], base: Path | None = None) -> BoardSettings:
-    """``sub(name, section)`` parses a ``[board.<name>]`` table (the settings
-    registry passes the backend's own parser, or passes the Section through)."""
+def parse_board(sec: Section, base: Path | None = None) -> BoardSettings:
+    """``[board]`` and its ``[board.<name>]`` tables: the source is any
+    backend in the registry (``coindrel.sources``), and each table present (or
+    the chosen source's, present or not) is checked by its backend's parse."""
+    from ..sources import backend, backend_names
+
     name = sec.str("geometry", "standard")
     if name not in ("standard", "mirrored"):
         p = Path(name).expanduser()
@@ -145,11 +189,18 @@ def parse_board(sec: Section, sub: Callable[[str, Section], Any], base: Path | N
         geometry = geometry_by_name(name)
     except EngineError as e:
         sec.fail("geometry", f"{e}; write \"standard\", \"mirrored\" or the path of a board file")
-    source = sec.str("source", "hub", choices=SOURCES)
+    names = backend_names()
+    source = sec.str("source", "hub")
+    if source not in names:
+        sec.fail("source", f"{source!r} is not a board source here; write one of {', '.join(repr(n) for n in names)}"
+                           " (a package that adds one registers it in the coindrel.sources entry points)")
     backends = {}
-    for b in BACKENDS:
+    for b in names:
         if sec.has(b) or b == source:
-            backends[b] = sub(b, sec.sub(b))
+            table = sec.sub(b)
+            cls = backend(b)
+            backends[b] = cls.parse(table)
+            table.check_unknown()
         else:
             sec.get(b)  # known here, so a misspelt table's error lists it
     sec.check_unknown()

@@ -28,7 +28,7 @@ def choices_from(settings: Settings) -> Choices:
 async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: asyncio.Event | None = None) -> int:
     from ..display import display_from_config
     from ..io import build_inputs, build_outputs, queue_sink
-    from ..sources import make_source
+    from ..sources import build_source
 
     loop = asyncio.get_running_loop()
     stop = stop or asyncio.Event()
@@ -40,7 +40,7 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
     notifier = notifier or Notifier()
     notifier.extend_timeout(60)  # replaying a long journal and opening the hub may take a while
     board = settings.board
-    source = None if board.source == "none" else make_source(board.source, board.backend)
+    source = build_source(board.source, board.backend)
     display_cfg, inputs_cfg, outputs_cfg = settings["display"], settings["inputs"], settings["outputs"]
     display = display_from_config(display_cfg) if display_cfg is not None else None
     outputs = build_outputs(outputs_cfg) if outputs_cfg is not None else None
@@ -48,7 +48,7 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
     inputs = build_inputs(inputs_cfg, queue_sink(loop, actions)) if inputs_cfg is not None else None
     store = MatchStore(settings.storage.state_dir, keep_matches=settings.storage.keep_matches).open()
     table = Table(board.geometry, choices_from(settings), source=source, display=display, outputs=outputs,
-                  store=store, notifier=notifier, keyed=source is None)
+                  store=store, notifier=notifier)
     table.resume(store.recover())
     club = None
     if settings["club"] is not None:  # club play: publish to the club's broker (docs/club.md)

@@ -6,17 +6,13 @@ part's parser, a function ``parse(section: coindrel.config.Section) -> value``
 that reads every key it accepts (the loader then rejects any key left unread).
 The table owns ``[storage]``, ``[match]`` and ``[board]``; the display and the
 pins own ``[display]``, ``[inputs]`` and ``[outputs]``, and each board source
-backend owns its ``[board.hub]``, ``[board.gpio]`` or ``[board.virtual]``.
-A pin claimed by two of them is an error naming both.
-Those parsers live with their code and are found by the module paths in
-``PLUGINS`` (imported only when a configuration is loaded, so nothing here
-pulls in a hardware library), or registered at run time with
-``register_section``.
-
-A missing owner means different things: a ``[display]`` table that no
-installed module can read is an error (it would be silently ignored
-otherwise); a ``[board.<source>]`` table without a registered parser is handed
-to its backend as the raw ``Section`` to validate when the backend is built.
+backend (found in the one source registry, ``coindrel.sources``) owns its
+``[board.<name>]`` table through its ``parse``. A pin claimed by two of them is
+an error naming both. The display and pin parsers live with their code and are
+found by the module paths in ``PLUGINS`` (imported only when a configuration
+is loaded, so nothing here pulls in a hardware library), or registered at run
+time with ``register_section``. A ``[display]`` table that no installed module
+can read is an error (it would be silently ignored otherwise).
 """
 
 from __future__ import annotations
@@ -28,14 +24,13 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..config import DEFAULT_PATH, ConfigError, Section, read_toml
-from .sections import BACKENDS, BoardSettings, MatchDefaults, StorageSettings, parse_board, parse_match, parse_storage
+from .sections import BoardSettings, MatchDefaults, StorageSettings, parse_board, parse_match, parse_storage
 
 Parser = Callable[[Section], Any]
 
 # Owner modules of the sections other parts of coindrel define:
 # "<section>": "<module>:<function>" (or "<module>:<Class>.<classmethod>").
-# A board source backend may add "board.<name>" here or register_section()
-# it; without a parser its table reaches the backend as a raw Section.
+# Board sources' tables are not here: the source registry owns them.
 PLUGINS: dict[str, str] = {
     "display": "coindrel.display.device:DisplayConfig.from_section",
     "inputs": "coindrel.io.inputs:InputsConfig.from_section",
@@ -45,16 +40,18 @@ PLUGINS: dict[str, str] = {
 BUILTIN_KEYS = {
     "storage": ("state_dir", "keep_matches"),
     "match": ("clock", "players", "variants", "seed"),
-    "board": ("geometry", "source", *BACKENDS),
+    "board": ("geometry", "source"),  # and one table per registered board source
 }
 _registered: dict[str, Parser] = {}
 
 
 def register_section(name: str, parse: Parser | None) -> None:
-    """Use ``parse`` for the table ``name`` ("display", "board.hub", ...);
+    """Use ``parse`` for the table ``name`` ("display", "lights", ...);
     None removes a registration made earlier."""
     if name in BUILTIN_KEYS:
         raise ValueError(f"[{name}] is parsed by coindrel.table itself")
+    if name.startswith("board."):
+        raise ValueError(f"[{name}] belongs to a board source: register the source (coindrel.sources) instead")
     if parse is None:
         _registered.pop(name, None)
     else:
@@ -108,11 +105,6 @@ def _run(name: str, parse: Parser, sec: Section) -> Any:
     return value
 
 
-def _board_backend(name: str, sec: Section) -> Any:
-    parse = find_parser(f"board.{name}")
-    return sec if parse is None else _run(f"board.{name}", parse, sec)
-
-
 def _check_top_level(data: dict, source: str) -> None:
     known = top_level_names()
     for key, value in data.items():
@@ -134,7 +126,7 @@ def parse_settings(data: dict, source: str = "config", base: Path | None = None)
     _check_top_level(data, source)
     storage = parse_storage(Section("storage", data.get("storage"), source))
     match = parse_match(Section("match", data.get("match"), source))
-    board = parse_board(Section("board", data.get("board"), source), _board_backend, base)
+    board = parse_board(Section("board", data.get("board"), source), base)
     sections: dict[str, Any] = {}
     for name in top_level_names():
         if name in BUILTIN_KEYS:

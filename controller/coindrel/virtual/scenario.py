@@ -74,6 +74,8 @@ def read_data(path: str | Path) -> dict:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise EngineError(f"{p}: cannot read the scenario ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise EngineError(f"{p}: not a text file (byte {e.start} is not UTF-8); a scenario is TOML or JSON text") from None
     try:
         if p.suffix.lower() == ".json":
             data = json.loads(text)
@@ -164,6 +166,8 @@ def read_drops(path: str | Path, entries: int = 8) -> list[tuple[float, int]]:
         lines = p.read_text(encoding="utf-8").splitlines()
     except OSError as e:
         raise EngineError(f"{p}: cannot read the drop script ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise EngineError(f"{p}: not a text file (byte {e.start} is not UTF-8); a drop script is JSON Lines") from None
     out = []
     for n, line in enumerate(lines, start=1):
         if not line.strip():

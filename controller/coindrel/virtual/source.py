@@ -25,6 +25,7 @@ import math
 from typing import Iterable
 
 from ..config import Section
+from ..engine import EngineError
 from ..events import StatusEvent
 from ..sources.base import BoardSource, Capabilities, Clock, Snapshot, SourceError
 from .board import BoardConfig
@@ -63,6 +64,16 @@ class _Out:
 
 class VirtualSource(BoardSource):
     name = "virtual"
+    summary = "the virtual board in this process (no serial link)"
+
+    @classmethod
+    def parse(cls, section: Section) -> "VirtualSettings":
+        return parse(section)
+
+    @classmethod
+    def from_settings(cls, settings: "VirtualSettings | None", *, clock: Clock | None = None, **_) -> "VirtualSource":
+        s = settings or parse(Section("board.virtual", {}))
+        return cls(s.scenario, s.speed, s.truth, clock=clock)
 
     def __init__(self, scenario: Scenario, speed: float = 1.0, truth: str | None = None, *, clock: Clock | None = None):
         super().__init__(clock)
@@ -134,9 +145,19 @@ class VirtualSource(BoardSource):
             self.board.drop(drop, self.board.now + pulse_ms / 1000.0)
 
 
-def from_config(section: Section, *, clock: Clock | None = None, **options) -> VirtualSource:
+@dataclasses.dataclass(frozen=True)
+class VirtualSettings:
+    scenario: Scenario
+    speed: float = 1.0
+    truth: str | None = None
+
+
+def parse(section: Section) -> VirtualSettings:
     path = section.str("scenario", None)
-    scn = load_scenario(path) if path else Scenario(BoardConfig())
+    try:
+        scn = load_scenario(path) if path else Scenario(BoardConfig())
+    except EngineError as e:
+        section.fail("scenario", f"{e}; give the path of a scenario file (TOML or JSON)")
     changes = {}
     seed = section.int("seed", None)
     if seed is not None:
@@ -146,7 +167,10 @@ def from_config(section: Section, *, clock: Clock | None = None, **options) -> V
         changes["start"] = None if start == "random" else start
     if changes:
         scn = dataclasses.replace(scn, config=dataclasses.replace(scn.config, **changes))
-        scn.config.start_state()
+        try:
+            scn.config.start_state()
+        except EngineError as e:
+            section.fail("start" if "start" in changes else "seed", f"{e}; write board text or \"random\"")
     players = section.str("players", None)
     matches = section.int("matches", 1, lo=1)
     if players:
@@ -159,4 +183,8 @@ def from_config(section: Section, *, clock: Clock | None = None, **options) -> V
     speed = section.float("speed", 1.0, lo=0.0)
     truth = section.str("truth", None)
     section.check_unknown()
-    return VirtualSource(scn, speed, truth, clock=clock)
+    return VirtualSettings(scn, speed, truth)
+
+
+def from_config(section: Section, *, clock: Clock | None = None, **options) -> VirtualSource:
+    return VirtualSource.from_settings(parse(section), clock=clock)

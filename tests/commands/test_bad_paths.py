@@ -1,0 +1,112 @@
+"""No command prints a traceback for a bad path or file: a missing folder, a
+folder where a file belongs, a file that is not UTF-8 text. Each is one
+message naming the option or the file and what to do, before any work."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from coindrel.cli import main
+
+BOARD = "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
+
+
+@pytest.fixture
+def place(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bin.dat").write_bytes(b"\xff\xfe\x00not text")
+    (tmp_path / "adir").mkdir()
+    return tmp_path
+
+
+def run(capsys, *argv):
+    start = time.monotonic()
+    code = main(list(argv))
+    err = capsys.readouterr().err
+    return code, err, time.monotonic() - start
+
+
+def test_show_png_into_a_missing_folder(place, capsys):
+    code, err, _ = run(capsys, "show", BOARD, "--png", "missing/dir/x.png")
+    assert code == 2 and "--png missing/dir/x.png" in err and "missing/dir does not exist" in err and "mkdir -p" in err
+    assert not (place / "missing").exists()
+    code, err, _ = run(capsys, "show", BOARD, "--png", "adir")
+    assert code == 2 and "that is a folder" in err
+
+
+@pytest.mark.parametrize("argv, needles", [
+    (["--display", "capture", "--out", "missing/dir"], ["--out missing/dir", "no such folder", "mkdir -p missing/dir"]),
+    (["--display", "capture", "--out", "bin.dat"], ["--out bin.dat", "a file, not a folder"]),
+    (["--display", "gifanim", "--out", "missing/x.gif"], ["--out missing/x.gif", "missing does not exist"]),
+    (["--display", "gifanim", "--out", "adir"], ["--out adir", "that is a folder"]),
+    (["--result", "missing/r.json"], ["--result missing/r.json", "does not exist"]),
+    (["--script", "missing.jsonl"], ["--script missing.jsonl", "no such script"]),
+    (["--state-dir", "bin.dat"], ["--state-dir bin.dat", "a file, not a folder"]),
+])
+def test_sim_checks_its_paths_before_the_board_starts(place, capsys, argv, needles):
+    # Before: the capture display failed on every frame (a traceback, then a
+    # match played for minutes with nothing shown: it looked hung).
+    code, err, took = run(capsys, "sim", *argv)
+    assert code == 2, err
+    for n in needles:
+        assert n in err, err
+    assert "Traceback" not in err and "virtual board on" not in err
+
+
+def test_an_emulator_writing_into_a_missing_folder_is_a_config_error_not_a_retry(place):
+    from coindrel.config import ConfigError, Section
+    from coindrel.display import open_display
+
+    with pytest.raises(ConfigError, match=r"\[display\] file: the folder missing does not exist"):
+        open_display(Section("display", {"driver": "capture", "file": "missing/f_{0:06}.png"}))
+
+
+@pytest.mark.parametrize("argv, needles", [
+    (["run", "--check", "--config", "bin.dat"], ["bin.dat: not UTF-8 text"]),
+    (["history", "--config", "bin.dat"], ["bin.dat: not UTF-8 text"]),
+    (["history", "--config", "adir"], ["adir: is a folder"]),
+    (["show", BOARD, "--geometry", "bin.dat"], ["bin.dat: not a text file", "board file is JSON"]),
+    (["hint", BOARD, "--geometry", "adir"], ["adir: cannot read the board file"]),
+    (["virtual-board", "--scenario", "bin.dat"], ["bin.dat: not a text file", "scenario"]),
+    (["virtual-board", "--script", "bin.dat"], ["bin.dat: not a text file", "drop script"]),
+    (["virtual-board", "--drop", "1", "--channel-map", "missing.json"], ["missing.json: no such channel map"]),
+    (["virtual-board", "--drop", "1", "--channel-map", "bin.dat"], ["bin.dat: not a text file", "channel map"]),
+    (["virtual-board", "--drop", "1", "--log", "missing/log.jsonl"], ["--log missing/log.jsonl", "does not exist"]),
+    (["virtual-board", "--drop", "1", "--truth", "adir"], ["--truth adir", "that is a folder"]),
+    (["hub", "map", "--map", "adir"], ["adir: cannot read the channel map"]),
+    (["hub", "calibration", "set", "missing.json", "--url", "socket://127.0.0.1:9"], ["missing.json: no such calibration file"]),
+    (["hub", "calibration", "get", "--out", "missing/c.json", "--url", "socket://127.0.0.1:9"], ["--out missing/c.json"]),
+    (["reconcile", "missing.jsonl"], ["missing.jsonl: no such observation log"]),
+    (["reconcile", "bin.dat"], ["bin.dat: not a text file"]),
+    (["reconcile", "adir", "-o", "x.jsonl"], ["adir is a folder"]),
+    (["reconcile", "-", "-o", "missing/out.jsonl"], ["--out missing/out.jsonl", "does not exist"]),
+    (["health", "adir"], ["adir is a folder"]),
+    (["lesson", "bin.dat.toml"], ["no lesson called"]),
+])
+def test_every_command_s_file_arguments(place, capsys, argv, needles):
+    code, err, took = run(capsys, *argv)
+    assert code == 2, err
+    for n in needles:
+        assert n in err, err
+    assert "Traceback" not in err
+    assert took < 5  # said before trying a hub or running a board (10 s hub waits otherwise)
+
+
+def test_a_lesson_file_that_is_not_utf8(place, capsys):
+    (place / "mine.toml").write_bytes(b"title = \"\xe9\"\n")
+    code, err, _ = run(capsys, "lesson", "mine.toml")
+    assert code == 2 and "mine.toml: not a text file" in err and "lesson is TOML" in err
+
+
+def test_an_os_error_anywhere_is_a_message_naming_the_path(place, capsys, monkeypatch):
+    import coindrel.commands.show as show
+
+    def boom(args):
+        raise PermissionError(13, "Permission denied", "/etc/secret")
+
+    monkeypatch.setattr(show, "run", boom)
+    code, err, _ = run(capsys, "show", BOARD)
+    assert code == 2 and err.strip() == ("coindrel show: /etc/secret: Permission denied "
+                                         "(choose a place this user may write, or fix its permissions)")

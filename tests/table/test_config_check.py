@@ -1,0 +1,106 @@
+"""``coindrel run --check``: every key's type and range, the state directory
+really usable, a file that is not UTF-8 or not there; each message names the
+file, the table, the key and the fix, and none is a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coindrel.cli import main
+
+GOOD = """
+[storage]
+state_dir = "{state}"
+[board]
+source = "virtual"
+[display]
+driver = "none"
+"""
+
+
+def check(tmp_path, capsys, text: str | bytes):
+    path = tmp_path / "coindrel.toml"
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text.replace("{state}", str(tmp_path / "state")), encoding="utf-8")
+    code = main(["run", "--check", "--config", str(path)])
+    out = capsys.readouterr()
+    return code, out.out, out.err, str(path)
+
+
+def failed(tmp_path, capsys, text, *needles):
+    code, out, err, path = check(tmp_path, capsys, text)
+    assert code == 2, (out, err)
+    assert err.startswith(f"coindrel run: {path}: "), err
+    for n in needles:
+        assert n in err, err
+    assert "Traceback" not in err and "..." not in err
+    return err
+
+
+def test_a_good_configuration_passes_and_the_check_creates_nothing(tmp_path, capsys):
+    code, out, err, path = check(tmp_path, capsys, GOOD)
+    assert code == 0, err
+    assert f"{path}: OK" in out and "source virtual" in out and "(writable)" in out
+    assert not (tmp_path / "state").exists()  # the state directory was tried, then removed again
+
+
+@pytest.mark.parametrize("table, key, value, needles", [
+    ("inputs", "encoder_a", '"banana"', ["[inputs] encoder_a", "'banana' is not a pin", "BCM number like 17"]),
+    ("inputs", "select", '"GPIO40"', ["[inputs] select", "BCM number from 0 to 27"]),
+    ("inputs", "select", '"BOARD6"', ["[inputs] select", "header pin 6", "not a GPIO"]),
+    ("board.hub", "url", "5", ["[board.hub] url", "text in quotes", 'url = "/dev/coindrel-hub"']),
+    ("board.hub", "reconnect_delay", '"fast"', ["[board.hub] reconnect_delay", "must be a number"]),
+    ("board.hub", "max_reconnect_delay", "0.1", ["[board.hub] max_reconnect_delay", "at least reconnect_delay"]),
+    ("board.gpio", "entry_pins", '"4"', ["[board.gpio] entry_pins", "list in [brackets]"]),
+    ("board.virtual", "speed", "-1", ["[board.virtual] speed", "-1 is out of range", "0 or more"]),
+    ("display", "idle_after", "-5", ["[display] idle_after", "-5 is out of range; write a number 0 or more"]),
+    ("display", "contrast", "300", ["[display] contrast", "from 0 to 255"]),
+    ("display", "idle_after", "nan", ["[display] idle_after", "not a usable number"]),
+    ("display", "transform", "3", ["[display] transform", "text in quotes"]),
+])
+def test_types_and_ranges_name_file_table_key_and_fix(tmp_path, capsys, table, key, value, needles):
+    text = f'[storage]\nstate_dir = "{tmp_path / "state"}"\n[display]\ndriver = "none"\n'
+    if table == "display":
+        text = text.replace('driver = "none"\n', f'driver = "capture"\n{key} = {value}\n')
+    else:
+        text += f"[{table}]\n{key} = {value}\n"
+    failed(tmp_path, capsys, text, *needles)
+
+
+@pytest.mark.parametrize("state, needles", [
+    ("/proc/nope", ["[storage] state_dir", "cannot use /proc/nope", "create it writable", "or set state_dir"]),
+    ("{tmp}/a-file/state", ["[storage] state_dir", "a-file/state", "Not a directory"]),
+    ("{tmp}/a-file", ["[storage] state_dir", "a file, not a folder"]),
+])
+def test_the_state_directory_must_be_usable(tmp_path, capsys, state, needles):
+    (tmp_path / "a-file").write_text("x")
+    text = GOOD.replace('"{state}"', '"' + state.replace("{tmp}", str(tmp_path)) + '"')
+    failed(tmp_path, capsys, text, *needles)
+
+
+def test_a_state_directory_that_is_not_there_yet_is_fine_when_it_can_be_made(tmp_path, capsys):
+    code, out, err, _ = check(tmp_path, capsys, GOOD.replace("{state}", str(tmp_path / "a" / "b" / "c")))
+    assert code == 0, err
+    assert not (tmp_path / "a").exists()
+
+
+def test_a_file_that_is_not_utf8_is_a_message_with_its_line(tmp_path, capsys):
+    failed(tmp_path, capsys, b'[match]\nplayers = ["Ren\xe9e", "Bo"]\n', "not UTF-8 text", "line 2", "save the file as UTF-8")
+
+
+def test_a_missing_file_points_at_the_shipped_example(tmp_path, capsys):
+    code = main(["run", "--check", "--config", str(tmp_path / "none.toml")])
+    err = capsys.readouterr().err
+    assert code == 2 and "no such configuration file" in err
+    assert "systemd/coindrel.toml.example" in err and "README" not in err
+    assert (Path(__file__).resolve().parents[2] / "systemd" / "coindrel.toml.example").is_file()
+
+
+def test_a_folder_given_as_the_file(tmp_path, capsys):
+    code = main(["run", "--check", "--config", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "is a folder; give the configuration file" in err

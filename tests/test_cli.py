@@ -1,0 +1,134 @@
+"""The ``coindrel`` command line: one table of commands kept equal to the
+command modules, each command importing only what it uses, and every error
+coindrel raises printed as a message."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from coindrel.cli import COMMANDS, main
+from coindrel.errors import CoindrelError
+
+COMMANDS_DIR = Path(__file__).resolve().parents[1] / "controller" / "coindrel" / "commands"
+BOARD = "lLLLLLLL/loLLLoL/LLLLLLLL/LLoLoLL/LLLLLLLL"
+HEAVY = ("asyncio", "PIL", "luma", "gpiozero", "serial", "concurrent", "pygame", "ssl")
+
+
+def _constant(tree: ast.Module, name: str):
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets):
+            return node.value
+    return None
+
+
+def test_the_command_table_lists_every_command_module_with_its_own_help():
+    modules = sorted(p.stem for p in COMMANDS_DIR.glob("*.py") if not p.stem.startswith("_"))
+    assert sorted(m for m, _ in COMMANDS.values()) == modules
+    for name, (module_name, help_) in COMMANDS.items():
+        tree = ast.parse((COMMANDS_DIR / f"{module_name}.py").read_text())
+        declared = _constant(tree, "NAME")
+        assert name == (ast.literal_eval(declared) if declared is not None else module_name.replace("_", "-"))
+        module = __import__(f"coindrel.commands.{module_name}", fromlist=["HELP"])
+        assert module.HELP == help_, f"COMMANDS[{name!r}] help differs from coindrel.commands.{module_name}.HELP"
+
+
+def _loaded(*argv: str, stdin: str = "") -> dict:
+    """The top-level packages a command has imported by the time it ends."""
+    code = (
+        "import io, json, sys, contextlib\n"
+        "from coindrel.cli import main\n"
+        f"sys.stdin = io.StringIO({stdin!r})\n"
+        "out = io.StringIO()\n"
+        "try:\n"
+        "    with contextlib.redirect_stdout(out):\n"
+        f"        rc = main({list(argv)!r})\n"
+        "except SystemExit as e:\n"
+        "    rc = e.code\n"
+        "print(json.dumps({'rc': rc, 'modules': sorted({m.split('.')[0] for m in sys.modules})}))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("argv, stdin", [
+    (["--help"], ""),
+    (["show", BOARD], ""),
+    (["show", BOARD, "--drop", "3,5"], ""),
+    (["engine"], '{"id": 1, "board": ["LLLLLLLL","LLLLLLL","LLLLLLLL","LLLLLLL","LLLLLLLL"], "entries": [2]}\n'),
+    (["hint", BOARD], ""),
+    (["lesson"], ""),
+    (["reconcile", "--help"], ""),
+    (["hub", "--help"], ""),
+    (["sim", "--help"], ""),
+    (["run", "--help"], ""),
+    (["virtual-board", "--help"], ""),
+])
+def test_commands_that_need_no_hardware_or_event_loop_do_not_import_them(argv, stdin):
+    got = _loaded(*argv, stdin=stdin)
+    assert got["rc"] in (0, None), got
+    heavy = sorted(set(got["modules"]) & set(HEAVY))
+    assert heavy == [], f"coindrel {' '.join(argv)} imported {heavy}"
+
+
+def test_help_imports_no_command_module():
+    got = _loaded("--help")
+    code = "import sys; from coindrel.cli import build_parser; build_parser(['--help']); " \
+           "print(sorted(m for m in sys.modules if m.startswith('coindrel.commands.')))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.stdout.strip() == "[]" and "coindrel" in got["modules"]
+
+
+def test_show_png_loads_pillow_only_when_asked(tmp_path):
+    got = _loaded("show", BOARD, "--png", str(tmp_path / "b.png"))
+    assert "PIL" in got["modules"] and (tmp_path / "b.png").stat().st_size > 0
+
+
+def test_every_error_the_cli_can_meet_is_a_coindrel_error():
+    from coindrel.config import ConfigError
+    from coindrel.engine import EngineError, GeometryError, MatchError
+    from coindrel.events import EventError
+    from coindrel.hub.channelmap import ChannelMapError
+    from coindrel.hub.framing import FramingError
+    from coindrel.hub.link import LinkError
+    from coindrel.hub.messages import ProtocolError
+    from coindrel.io.sounds import MelodyError
+    from coindrel.lessons.model import LessonError
+    from coindrel.sources import SourceError
+    from coindrel.table.journal import JournalError
+    from coindrel.table.records import RecordError
+    from coindrel.table.store import StoreError
+
+    for cls in (ConfigError, EngineError, GeometryError, MatchError, EventError, ChannelMapError, FramingError,
+                LinkError, ProtocolError, MelodyError, LessonError, SourceError, JournalError, RecordError, StoreError):
+        assert issubclass(cls, CoindrelError), cls
+    # each subsystem's errors are its own: the engine's are not the config's
+    for cls in (ConfigError, EventError, LessonError, SourceError, JournalError, FramingError, ProtocolError,
+                RecordError, LinkError):
+        assert not issubclass(cls, EngineError), cls
+
+
+@pytest.mark.parametrize("module, cls", [
+    ("coindrel.hub.framing", "FramingError"), ("coindrel.hub.messages", "ProtocolError"),
+    ("coindrel.table.records", "RecordError"), ("coindrel.hub.link", "LinkError"),
+    ("coindrel.config", "ConfigError"), ("coindrel.table.journal", "JournalError"),
+])
+def test_the_cli_prints_any_of_them_as_a_message(monkeypatch, capsys, module, cls):
+    import importlib
+
+    import coindrel.commands.show as show
+
+    error = getattr(importlib.import_module(module), cls)
+
+    def fails(args):
+        raise error("what went wrong; what to do")
+
+    monkeypatch.setattr(show, "run", fails)
+    assert main(["show", BOARD]) == 2
+    assert capsys.readouterr().err == "coindrel show: what went wrong; what to do\n"
