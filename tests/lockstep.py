@@ -4,7 +4,11 @@ pty, everything on one fake clock that moves only when every byte has
 crossed and every task has run as far as it can.
 
     rig = Lockstep(board, wire, tmp_path)
-    result = asyncio.run(rig.run(calibrate.run(rig.source, ...)))
+    result = asyncio.run(rig.run(calibrate.run(rig.source, ...)))   # a procedure to the end
+    # or: await rig.start(); await rig.advance(30.0); ...; await rig.close()
+
+One task drives the rig (``run`` or ``advance``, never both at once: two
+drivers would each see the other as still running).
 
 Before fake time moves on by a step, the rig waits (event-driven, in real
 time) until the loop has nothing left to run, no executor call (a port
