@@ -288,6 +288,30 @@ class World:
         self.sched.at(t_end + self.rng.span(self.timing.settle), self._free, s)
         return info
 
+    def remove_switch(self, s: int) -> dict:
+        """A person lifts the switch out (the Holes variant): its hall then
+        sees no magnet, and a coin resting on it goes with it."""
+        if self.codes[s] == HOLE:
+            return {"applied": False, "why": f"{self.g.labels[s]} is out already"}
+        if self.busy[s]:
+            return {"applied": False, "why": f"{self.g.labels[s]} is moving"}
+        self.codes[s] = HOLE
+        self.rockers[s].present = False
+        self.hub.watch(s, self.sched.now)
+        return {}
+
+    def insert_switch(self, s: int, side: int) -> dict:
+        """A person puts the switch back, pad on ``side``, nothing on it."""
+        if self.codes[s] != HOLE:
+            return {"applied": False, "why": f"{self.g.labels[s]} is in its place already"}
+        self.codes[s] = side
+        rocker = self.rockers[s]
+        rocker.present = True
+        rocker.p0 = rocker.p1 = float(side)
+        rocker.t0 = rocker.t1 = self.sched.now
+        self.hub.watch(s, self.sched.now)
+        return {}
+
     def pass_through_beam(self, kind: str, index: int) -> None:
         """A person pushes a coin through a beam and takes it back (a sensor
         check): the beam sees a coin, dead or chattering as it is, nothing else."""
