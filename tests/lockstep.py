@@ -17,6 +17,9 @@ wrote, and after the step, until the link has heard every byte the hub
 wrote. So a busy machine only makes the test take longer: what happens, and
 when on the board's clock, is the same on any machine. The only real-time
 limit is ``ceiling`` seconds per wait, which bounds a hang and nothing else.
+``slow`` holds up every read and write of the link's port by that many real
+seconds (or, if it is a function, each write by ``slow(data)``), as a busy
+machine does: a test can show its outcome does not change.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import asyncio
 import itertools
 import os
 import threading
+import time
 from pathlib import Path
 
 from coindrel.hub.link import open_serial
@@ -36,7 +40,8 @@ CEILING = 120.0  # real seconds any one wait may take before the rig calls it a 
 
 
 class Lockstep:
-    def __init__(self, board, wire, tmp_path, *, step: float = 0.05, ceiling: float = CEILING, **link_options):
+    def __init__(self, board, wire, tmp_path, *, step: float = 0.05, ceiling: float = CEILING, slow: float = 0.0,
+                 **link_options):
         self.board, self.wire = board, wire
         self.hub = LockstepHub(board, wire, str(Path(tmp_path) / "coindrel-hub"))
         self.clock = ManualClock(0.0)
@@ -44,6 +49,7 @@ class Lockstep:
         self.t = 0.0
         self.dt = step
         self.ceiling = ceiling
+        self.slow = slow
         self.pending = 0  # executor calls not yet finished (as the loop sees them)
         self.sent = 0  # bytes the link wrote into ports of the hub's current plug-in
         self.received = 0  # bytes the hub read since it was last plugged in
@@ -70,9 +76,15 @@ class Lockstep:
         gen = self.hub.unplugs
         port = open_serial(url, baudrate)
         port.rig_number = next(self._ports)
-        write, close = port.write, port.close
+        read, write, close = port.read, port.write, port.close
+
+        def slow_read(size=1):
+            data = read(size)
+            time.sleep(self.slow)  # a machine too busy to hand the bytes on at once
+            return data
 
         def counted_write(data):
+            time.sleep(self.slow(data) if callable(self.slow) else self.slow)
             n = write(data)
             with self._lock:
                 if gen == self.hub.unplugs:
@@ -85,6 +97,8 @@ class Lockstep:
             close()
 
         port.write, port.close = counted_write, counted_close
+        if self.slow and not callable(self.slow):
+            port.read = slow_read
         if gen == self.hub.unplugs:
             self.port = port
         return port
