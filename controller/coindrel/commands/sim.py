@@ -12,8 +12,9 @@ DESCRIPTION = (
     "and plays whole matches with simulated players (or you at the keyboard) while the OLED is drawn in "
     "the terminal. Faults use the virtual board's syntax, e.g. --fault switch_stuck@R3S2,t=20. "
     "At the keyboard: 1-8 drop a coin into that entry; the table's buttons are the arrow keys "
-    "(turn the knob), Enter (press), Backspace (back) and h (hold the knob down); s sets the board up "
-    "as a lesson asks; q quits."
+    "(turn the knob), Enter (press), Backspace (back) and h (hold the knob down); s does with the "
+    "virtual board's hands what the table asks (a lesson's set-up, putting the board back after an undo, "
+    "taking the Holes switches out, clearing the pads); q quits."
 )
 
 

@@ -87,10 +87,12 @@ def remember_match(table, out: Outcome) -> None:
 
 
 class FastRig:
-    def __init__(self, opts, script: list[ScriptStep] = (), state_dir: str | None = None, step: float = STEP):
+    def __init__(self, opts, script: list[ScriptStep] = (), state_dir: str | None = None, step: float = STEP,
+                 store_options: dict | None = None):
         import tempfile
 
         self.opts, self.step_s = opts, step
+        self.store_options = store_options or {}  # e.g. tests: datasync=no-op (a restart is a kill, not a power cut)
         self.g = standard_geometry()
         scn = Scenario(BoardConfig(seed=opts.seed, variants=Variants(holes=opts.variants.holes)))
         scn.faults = [fault_from_text(f, self.g, i + 1) for i, f in enumerate(opts.faults)]
@@ -105,13 +107,16 @@ class FastRig:
         self.table: Table | None = None
         self.players = None
         self.on_mismatch = None  # called with each mismatch's report (text mode prints it)
+        self._errors = _Errors()
+        logging.getLogger("coindrel").addHandler(self._errors)
+        self._loop = None  # for tick() called outside a running loop (tests)
         self._build()
 
     # -- the table process ---------------------------------------------------------------
 
     def _build(self) -> None:
         opts = self.opts
-        self.store = MatchStore(self.state_dir).open()
+        self.store = MatchStore(self.state_dir, **self.store_options).open()
         choices = Choices(clock=opts.clock, variants=opts.variants, players=opts.names, opponent=opts.opponent)
         self.table = Table(self.g, choices, source=self.source, store=self.store, clock=lambda: self.t,
                            reveal_seconds=opts.reveal_seconds)
@@ -164,6 +169,29 @@ class FastRig:
             self.restart()
 
     def tick(self) -> None:
+        """One step, from code that runs no event loop (tests): the table's
+        output tasks (dropper, LEDs) run on the rig's own loop."""
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        self._loop.run_until_complete(self._atick())
+
+    async def _atick(self) -> None:
+        self._tick()
+        await asyncio.sleep(0)
+
+    @property
+    def errors(self) -> list[str]:
+        """Errors so far: the sim's own and every error the table logged."""
+        return self.out.errors + self._errors.messages
+
+    def close(self) -> None:
+        logging.getLogger("coindrel").removeHandler(self._errors)
+        self.store.close()
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
+
+    def _tick(self) -> None:
         """One step: the script, the board, the table, the people."""
         end = self.t + self.step_s
         while self.next_step < len(self.script) and self.script[self.next_step].t <= end:
@@ -185,9 +213,6 @@ class FastRig:
                 self._snapshot()
 
     async def run(self, until: float | None = None, wall_limit: float | None = None) -> Outcome:
-        errors = _Errors()
-        root = logging.getLogger("coindrel")
-        root.addHandler(errors)
         started = time.monotonic()
         try:
             while not self.players.finished.is_set():
@@ -199,7 +224,7 @@ class FastRig:
                 if wall_limit is not None and time.monotonic() - started > wall_limit:
                     self.out.errors.append(f"the sim did not finish within {wall_limit:g} s of wall time")
                     break
-                self.tick()
+                self._tick()
                 await asyncio.sleep(0)  # let the table's output tasks (dropper, LEDs) run
         except EngineError as e:
             self.out.errors.append(f"{type(e).__name__}: {e}")
@@ -207,10 +232,9 @@ class FastRig:
             log.exception("the sim stopped")
             self.out.errors.append(f"internal error: {e!r}")
         finally:
-            root.removeHandler(errors)
-            self.store.close()
             self.out.t = self.t
-        self.out.errors.extend(errors.messages)
+            self.out.errors.extend(self._errors.messages)
+            self.close()
         return self.out
 
 

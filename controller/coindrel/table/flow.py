@@ -114,11 +114,17 @@ class TableFlow(MenuModes, MatchModes):
     # -- small helpers -------------------------------------------------------------
 
     def _go(self, mode: str, now: float) -> None:
+        if mode != self.mode:
+            self.message = None  # a message belongs to the screen it was shown on
         self.mode, self.since, self.scroll, self.selected = mode, now, 0, 0
         self.effects.append(Effect(fx.EXPECT, data=self.expecting))
 
     def _emit(self, kind: str, name: str = "", entry: int | None = None, data=None) -> None:
         self.effects.append(Effect(kind, name, entry, data))
+
+    def _ask(self, view: MessageView) -> None:
+        """A question that stays until it is answered (not a passing message)."""
+        self.message, self.message_until = view, float("inf")
 
     def _note(self, view: MessageView, now: float) -> None:
         self.note, self.note_until = view, now + NOTE_SECONDS
@@ -323,25 +329,25 @@ class TableFlow(MenuModes, MatchModes):
         try:
             board = self.read_board()
         except EngineError as e:
-            self.message = MessageView("Before we start", str(e), alert=True)
+            self._ask(MessageView("Before we start", str(e), alert=True))
             return
         if board is None and not self.layout_confirmed:
             # No hall sensors: nothing tells where the rockers sit, so the players set them.
             self.need_layout = True
             self.before_start = tuple(HandStep(Hand.FLIP, label, "L") for label in self.geometry.labels)
-            self.message = MessageView("Before we start", "No switch sensors: set every pad to the left, then press.")
+            self._ask(MessageView("Before we start", "No switch sensors: set every pad to the left, then press."))
             return
         steps = _board_steps(board, self.geometry, c.variants.holes)
         if steps:
             self.before_start = tuple(steps)
-            self.message = MessageView("Before we start", _board_problem(steps), alert=True)
+            self._ask(MessageView("Before we start", _board_problem(steps), alert=True))
             return
         left = self.last_board.coin_labels() if self.last_board is not None else []
         if self.lesson_coins is None and not self.clear_confirmed:
             # A lesson left coins on pads nobody can tell apart now: clear them all.
             self.need_clear = True
             self.before_start = (HandStep(Hand.CLEAR_PADS),)
-            self.message = MessageView("Before we start", "Take every coin off the pads (the lesson left some), then press.")
+            self._ask(MessageView("Before we start", "Take every coin off the pads (the lesson left some), then press."))
             return
         left = sorted(set(left) | set(self.lesson_coins or ()))
         if left and not self.clear_confirmed:
@@ -349,7 +355,7 @@ class TableFlow(MenuModes, MatchModes):
             self.need_clear = True
             self.before_start = tuple(HandStep(Hand.COIN_OFF, label) for label in left)
             more = f" and {len(left) - 4} more" if len(left) > 4 else ""
-            self.message = MessageView("Before we start", f"Take the coins off {', '.join(left[:4])}{more}, then press.")
+            self._ask(MessageView("Before we start", f"Take the coins off {', '.join(left[:4])}{more}, then press."))
             return
         self.before_start, self.lesson_coins = (), frozenset()
         self.need_layout = self.layout_confirmed = self.need_clear = self.clear_confirmed = False

@@ -115,10 +115,10 @@ class MatchModes:
         try:
             m.undo(now)
         except EngineError as e:
-            self.message = MessageView("Cannot undo", str(e), alert=True)
-            self.message_until = now + HINT_SECONDS
             self._resume("player", now)
             self._go("turn", now)
+            self.message = MessageView("Cannot undo", str(e), alert=True)
+            self.message_until = now + HINT_SECONDS
             return
         self.restore_coins = (before, m.board.copy())
         self._emit(fx.BELIEF, data=m.board)
@@ -133,10 +133,10 @@ class MatchModes:
         (a beam that missed or double-counted a coin): the drop is scored again."""
         m = self.match
         if not m.results:
-            self.message = MessageView("Nothing to correct", "No drop has been scored yet.", alert=True)
-            self.message_until = now + HINT_SECONDS
             self._resume("player", now)
             self._go("turn", now)
+            self.message = MessageView("Nothing to correct", "No drop has been scored yet.", alert=True)
+            self.message_until = now + HINT_SECONDS
             return
         self._pause("player", now)
         last = m.results[-1]

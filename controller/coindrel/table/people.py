@@ -65,7 +65,8 @@ class SimPlayers:
 
     def _waited(self, now: float) -> float:
         flow = self.table.flow
-        screen = (flow.mode, flow.message is not None, flow.note is not None, id(flow.match), flow.selected)
+        lesson = (flow.runner.phase, flow.runner.index) if flow.runner is not None else None
+        screen = (flow.mode, flow.message is not None, flow.note is not None, id(flow.match), flow.selected, lesson)
         if screen != self._screen:
             self._screen, self._since = screen, now
         return now - self._since
@@ -93,6 +94,8 @@ class SimPlayers:
             return
         if mode == "menu":
             self._menu(now, waited)
+        elif mode == "lesson" and getattr(self.opts, "learn", False):
+            self._lesson(now, waited)
         elif waited <= patience:
             return
         elif mode in ("names", "rules", "history", "lessons", "lesson", "paused", "mismatch", "correct"):
@@ -117,6 +120,26 @@ class SimPlayers:
         elif flow.menu.selected != START:
             self._press(PREV, now)  # back up to "Start match"
         else:
+            self._press(SELECT, now)
+
+    def _lesson(self, now: float, waited: float) -> None:
+        """A learner: sets the board up as each step asks, drops where it
+        says, reads the explanation, and goes on to the end of the lesson."""
+        flow = self.table.flow
+        p = flow.runner.prompt
+        if waited <= self.opts.pause or p.phase == "falling":
+            return
+        if p.phase in ("switches", "coins"):
+            if do_by_hand(self.board, flow.asking) and p.phase == "switches":
+                return  # the hall sensors will say when the rockers are there
+            if p.phase == "coins" or not flow.has_halls:
+                self._press(SELECT, now)
+        elif p.phase == "drop":
+            if self.dropped_at != -2:
+                self.board.drop(p.entry)
+                self.dropped_at, self._since = -2, now
+        else:  # explain, done
+            self.dropped_at = -1
             self._press(SELECT, now)
 
     def _turn(self, now: float, waited: float) -> None:

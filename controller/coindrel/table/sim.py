@@ -51,6 +51,7 @@ class SimOptions:
     out: str | None = None  # capture: a folder of PNGs; gifanim: the GIF's path
     state_dir: str | None = None
     reveal_seconds: float = 2.0
+    learn: bool = False  # simulated people play through a lesson they find on screen (instead of leaving it)
 
 
 class Keyboard:

@@ -273,6 +273,8 @@ class World:
     def hand_move(self, s: int, to: int, fault) -> dict:
         """A person pushes rocker ``s`` over to ``to``; a resting coin falls out."""
         code = self.codes[s]
+        if code == HOLE:
+            return {"applied": False, "why": f"{self.g.labels[s]} is taken out"}
         old = code & PAD_R
         if old == to:
             return {"applied": False, "why": f"the rocker already sits {'L' if to == 0 else 'R'}"}
@@ -321,6 +323,8 @@ class World:
 
     def add_coin(self, s: int) -> dict:
         code = self.codes[s]
+        if code == HOLE:
+            return {"applied": False, "why": f"{self.g.labels[s]} is taken out: there is no pad to put a coin on"}
         if code & COIN:
             return {"applied": False, "why": f"{self.g.labels[s]} already has a coin on its pad"}
         self.codes[s] = code | COIN
@@ -328,7 +332,7 @@ class World:
 
     def remove_coin(self, s: int) -> dict:
         code = self.codes[s]
-        if not code & COIN:
+        if code == HOLE or not code & COIN:
             return {"applied": False, "why": f"no coin rests on {self.g.labels[s]}"}
         self.codes[s] = code & ~COIN & 0xFF
         return {}
