@@ -45,8 +45,19 @@ def stop_burners(procs: list[subprocess.Popen]) -> None:
 def run_suite(pytest_args: list[str], log: str) -> tuple[int, float]:
     t0 = time.monotonic()
     with open(log, "w") as out:
-        rc = subprocess.call([sys.executable, "-m", "pytest", *pytest_args], stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen([sys.executable, "-m", "pytest", *pytest_args], stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            rc = proc.wait()
+        finally:
+            if proc.poll() is None:  # interrupted: take the suite (and its xdist workers) down with us
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait()
     return rc, time.monotonic() - t0
+
+
+def _stop(signum, frame):
+    raise SystemExit(f"stopped by signal {signum}")
 
 
 def summary_line(log: str) -> str:
@@ -68,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-baseline", action="store_true", help="skip the run without load")
     ap.add_argument("--logs", default="/tmp", help="where each run's pytest output goes")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)  # a kill still stops the burners and the suite
     pytest_args = extra or ["-n", "2", "-q", "-p", "no:cacheprovider"]
     print(f"cores {os.cpu_count()}, load average at start {os.getloadavg()[0]:.1f}; pytest {' '.join(pytest_args)}",
           flush=True)
