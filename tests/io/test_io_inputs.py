@@ -114,7 +114,7 @@ def test_actions_reach_an_asyncio_queue_from_gpio_threads(factory):
         inputs = build_inputs(section(**FULL), queue_sink(loop, queue), pin_factory=factory)
         th = threading.Thread(target=lambda: turn(factory, 17, 18, CW * 2 + CCW))
         th.start()
-        got = [await asyncio.wait_for(queue.get(), 5) for _ in range(3)]
+        got = [await asyncio.wait_for(queue.get(), 60) for _ in range(3)]
         th.join()
         inputs.close()
         return [a.name for a in got]

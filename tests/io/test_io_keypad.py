@@ -106,7 +106,7 @@ def test_queue_sink_hands_actions_from_other_threads_to_the_loop_in_order():
 
         th = threading.Thread(target=gpio_thread)
         th.start()
-        got = [await asyncio.wait_for(queue.get(), 5) for _ in range(50)]
+        got = [await asyncio.wait_for(queue.get(), 60) for _ in range(50)]
         th.join()
         return got
 

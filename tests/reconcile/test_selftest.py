@@ -71,12 +71,17 @@ def test_skip_leaves_a_sensor_untested():
 
 
 class FakeClock:
+    """Time moves only while the procedure sleeps on it (no real waiting)."""
+
     def __init__(self):
         self.t = 0.0
 
     def monotonic(self):
-        self.t += 0.5
         return self.t
+
+    async def sleep(self, seconds):
+        await asyncio.sleep(0)  # a sleep cancelled at once (an event came first) takes no time
+        self.t += seconds
 
 
 class FakeSource:
@@ -93,19 +98,23 @@ class FakeSource:
     async def events(self):
         for ev in self._events:
             yield ev
-        while True:
-            await asyncio.sleep(0.001)  # nobody does anything more
-            if False:
-                yield
+        await asyncio.Event().wait()  # nobody does anything more
 
 
 def test_run_drives_the_test_from_a_source():
     src = FakeSource([EntryEvent(1.0, 0), EntryEvent(2.0, 1)])
-    said = []
-    report = asyncio.run(run(src, SelfTest(G, entries=[0, 1], exits=[3], halls=[], timeout=3.0), said.append, poll=0.005))
+    said, when = [], []
+
+    def say(step):
+        said.append(step)
+        when.append(src.clock.t)
+
+    report = asyncio.run(run(src, SelfTest(G, entries=[0, 1], exits=[3], halls=[], timeout=3.0), say, poll=0.25))
     assert [s.label for s in said] == ["entry 1", "entry 2", "exit 4"]
     status = {f.sensor: f.status for f in report.findings}
     assert status == {"Entry 1": GOOD, "Entry 2": GOOD, "Exit 4": DEAD}
+    # exit 4 was given up on once its 3 s had passed on the source's clock, a poll or so after
+    assert 3.0 < src.clock.t - when[-1] <= 3.0 + 2 * 0.25 + 1e-9
 
 
 def test_typed_skip_while_running():
@@ -114,5 +123,6 @@ def test_typed_skip_while_running():
     commands.put_nowait("s")
     commands.put_nowait("q")
     report = asyncio.run(run(src, SelfTest(G, entries=[0, 1], exits=[], halls=[], timeout=100.0), lambda s: None,
-                             poll=0.005, commands=commands))
+                             commands=commands))
     assert [f.status for f in report.findings] == [UNTESTED, UNTESTED]
+    assert src.clock.t < 100.0

@@ -39,7 +39,7 @@ def factory():
 
 
 def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 10))
+    return asyncio.run(asyncio.wait_for(coro, 60))  # only bounds a hang
 
 
 async def settle():

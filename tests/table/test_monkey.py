@@ -162,6 +162,13 @@ class Monkey(RuleBasedStateMachine):
 
 # COINDREL_MONKEY_SHRINK=0 reports a failure as found, without the (slow) search for the shortest one.
 PHASES = tuple(Phase) if os.environ.get("COINDREL_MONKEY_SHRINK", "1") != "0" else (Phase.explicit, Phase.reuse, Phase.generate)
-Monkey.TestCase.settings = settings(max_examples=EXAMPLES, stateful_step_count=25, deadline=None, phases=PHASES,
-                                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-test_a_monkey_cannot_wedge_the_table = Monkey.TestCase
+# The examples are shared out over a few tests: each stays far inside pytest's per-test timeout on a
+# machine busy with other work (one test of all 200 took over 3 minutes there), and xdist runs them side by side.
+SHARDS = 4
+for _i in range(1, SHARDS + 1):
+    _shard = type(f"Monkey{_i}", (Monkey,), {})
+    _shard.TestCase.settings = settings(max_examples=-(-EXAMPLES // SHARDS), stateful_step_count=25, deadline=None,
+                                        phases=PHASES,
+                                        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    globals()[f"test_a_monkey_cannot_wedge_the_table_{_i}"] = _shard.TestCase
+del _i, _shard

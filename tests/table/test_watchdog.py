@@ -99,7 +99,7 @@ def test_on_a_real_loop_against_a_real_socket(tmp_path):
         feeder = WatchdogFeeder(Notifier(env={"NOTIFY_SOCKET": path}), 0.005)
         feeder.start()
         loop = asyncio.get_running_loop()
-        got = [await asyncio.wait_for(loop.sock_recv(sock, 100), 10) for _ in range(3)]
+        got = [await asyncio.wait_for(loop.sock_recv(sock, 100), 60) for _ in range(3)]
         feeder.stop()
         return got
 

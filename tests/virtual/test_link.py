@@ -1,7 +1,12 @@
 """The virtual hub read through the controller's real link: ``HubSource``
-(pyserial's socket:// URL, the reader thread, decoder, tracker). A healthy
-board gives exactly the engine's outcomes; link faults give the link's
-status events and never an impossible board event."""
+(pyserial's socket:// URL or a pty, the reader thread, decoder, tracker). A
+healthy board gives exactly the engine's outcomes; link faults give the
+link's status events and never an impossible board event.
+
+Nothing here depends on the machine's speed: the served board runs as fast
+as the link reads it, with the link on a clock that never moves (its
+time-outs cannot fire; a real-time ceiling only bounds a hang), and the
+faults run on the lockstep hub, board and link on one fake clock."""
 
 from __future__ import annotations
 
@@ -10,13 +15,18 @@ import json
 import threading
 
 from coindrel.events import event_to_json
+from coindrel.sources.base import ManualClock
 from coindrel.sources.hub import HubSource
 from coindrel.virtual import BoardConfig, Collect, Scenario, build_board, fault_from_text
 from coindrel.virtual.live import Server
 from coindrel.virtual.wire import WireHub
 
+from tests.lockstep import Lockstep
+
 from .oracle import check_physical_facts, compare_with_engine
 from .harness import script
+
+HANG = 120.0  # real seconds: only a hang takes this long
 
 
 def serve(scn, until, faults=()):
@@ -29,13 +39,13 @@ def serve(scn, until, faults=()):
     server.ready, server.finished = threading.Event(), threading.Event()
     thread = threading.Thread(target=lambda: asyncio.run(server.run()), daemon=True)
     thread.start()
-    assert server.ready.wait(10)
+    assert server.ready.wait(HANG)
     return board, out, server, thread
 
 
 async def read_through_link(server, out, want=None):
     """Events from HubSource until it has as many board events as the hub sent."""
-    source = HubSource(server.url, reconnect_delay=0.05)
+    source = HubSource(server.url, clock=ManualClock())
     await source.start()
     events = []
     it = source.events().__aiter__()
@@ -45,7 +55,7 @@ async def read_through_link(server, out, want=None):
                 wanted = want(out) if want else len(out.events)
                 if sum(1 for e in events if e.kind != "status") >= wanted:
                     break
-            events.append(await asyncio.wait_for(it.__anext__(), 20))
+            events.append(await asyncio.wait_for(it.__anext__(), HANG))
     finally:
         await source.close()
     return events
@@ -58,7 +68,7 @@ def test_a_healthy_board_through_the_hub_link_is_the_engine():
         events = asyncio.run(read_through_link(server, out))
     finally:
         server.stop()
-        thread.join(10)
+        thread.join(HANG)
     truth = board.truth.lines
     assert sum(1 for d in truth if d["kind"] == "drop") == 1000
     board_events = [e for e in events if e.kind != "status"]
@@ -69,22 +79,39 @@ def test_a_healthy_board_through_the_hub_link_is_the_engine():
     assert [e.state for e in events if e.kind == "status"] == ["connected"]
 
 
-def test_link_faults_through_the_hub_link():
+def test_link_faults_through_the_hub_link(tmp_path):
     drops, end = script(12, 60)
-    faults = ["garbage,t=20,bytes=48", "dropped_frames,t=30,count=2", "hub_reset,t=60.3,boot=0.8"]
-    board, out, server, thread = serve(Scenario(BoardConfig(seed=12), drops=drops), end + 3, faults)
-    try:
-        # frames the line lost cannot arrive: wait only for what survived
-        events = asyncio.run(read_through_link(server, out, want=lambda o: len(o.events) - server.wire.dropped_events))
-    finally:
-        server.stop()
-        thread.join(10)
+    scn = Scenario(BoardConfig(seed=12), drops=drops)
+    scn.faults = [fault_from_text(f, scn.config.geometry) for f in
+                  ["garbage,t=20,bytes=48", "dropped_frames,t=30,count=2", "hub_reset,t=60.3,boot=0.8"]]
+    out = Collect()
+    board, _ = build_board(scn, outputs=[out])
+    wire = WireHub(board)
+    lock = Lockstep(board, wire, tmp_path)
+    events = []
+
+    async def go():
+        async def take():
+            async for ev in lock.source.events():
+                events.append(ev)
+
+        await lock.start()
+        reader = asyncio.ensure_future(take())
+        try:
+            await lock.advance(end + 3)
+        finally:
+            reader.cancel()
+            await lock.close()
+
+    asyncio.run(go())
     states = [e.state for e in events if e.kind == "status"]
-    assert "lost" in states and "resync" in states
+    assert states[0] == "connected" and "lost" in states and "resync" in states
+    assert "disconnected" not in states, "a reset keeps the port; nothing went quiet"
     board_events = [e for e in events if e.kind != "status"]
     times = [e.t for e in events]
     assert times == sorted(times)
-    # every board event the link passed on is one the hub really observed
+    # every board event the link passed on is one the hub really observed, and only the lost frames' are missing
     seen = {json.dumps(event_to_json(e)) for e in out.events}
     before_reset = [e for e in board_events if e.t < 60.3]
     assert before_reset and all(json.dumps(event_to_json(e)) in seen for e in before_reset)
+    assert len(board_events) == len(out.events) - wire.dropped_events

@@ -2,8 +2,9 @@
 pyserial and the hub link's own frame decoder and tracker: a controller
 connects to it exactly as to /dev/coindrel-hub.
 
-Reads block on the port with a timeout (waiting for I/O, never sleeping);
-the server runs at speed 0 (as fast as the reader takes it)."""
+Reads block on the port (waiting for I/O, never sleeping) with a ceiling
+that only bounds a hang; the server runs at speed 0 (as fast as the reader
+takes it) or on a clock the test moves."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ from coindrel.virtual.wire import WireHub
 from .harness import outputs_map, script
 from .oracle import check_physical_facts, compare_with_engine
 
+HANG = 120.0  # real seconds: only a hang takes this long
+
 
 class Running:
     """A server on its own thread and event loop."""
@@ -43,12 +46,12 @@ class Running:
 
     def __enter__(self):
         self.thread.start()
-        assert self.server.ready.wait(10)
+        assert self.server.ready.wait(HANG)
         return self
 
     def __exit__(self, *exc):
         self.server.stop()
-        self.thread.join(10)
+        self.thread.join(HANG)
 
 
 def read_all(port, tracker, events, frames=None, until_us=None, stop=None):
@@ -58,10 +61,10 @@ def read_all(port, tracker, events, frames=None, until_us=None, stop=None):
     dec = p.Decoder("hub")
     while True:
         try:
-            port.timeout = 5
+            port.timeout = HANG
             data = port.read(1)
             if not data:
-                return dec  # quiet for 5 s
+                return dec  # quiet for HANG s: a hang (the assertions after say what is missing)
             port.timeout = 0
             data += port.read(1 << 20)
         except serial.SerialException:
@@ -80,7 +83,7 @@ def read_all(port, tracker, events, frames=None, until_us=None, stop=None):
 def test_a_healthy_board_through_the_link_over_a_socket_is_the_engine():
     drops, end = script(1, 1000)
     with Running(Scenario(BoardConfig(seed=1), drops=drops), "socket://127.0.0.1:0", until=end + 3) as run:
-        port = serial.serial_for_url(run.server.url, timeout=5)
+        port = serial.serial_for_url(run.server.url, timeout=HANG)
         port.write(p.encode(p.HelloReq(), 1))
         tracker, events = Tracker(load_channel_map()), []
         dec = read_all(port, tracker, events, until_us=(run.until - 0.5) * 1e6)
@@ -101,7 +104,7 @@ def test_a_pty_with_a_symlink_like_dev_coindrel_hub(tmp_path):
     drops, end = script(2, 120)
     with Running(Scenario(BoardConfig(seed=2), drops=drops), "pty", until=end + 3, link=link) as run:
         assert os.path.islink(link) and os.readlink(link).startswith("/dev/pts/")
-        port = serial.Serial(link, 115200, timeout=5)
+        port = serial.Serial(link, 115200, timeout=HANG)
         port.write(p.encode(p.HelloReq(), 1))
         tracker, events = Tracker(load_channel_map()), []
         read_all(port, tracker, events, until_us=(run.until - 0.5) * 1e6)
@@ -135,8 +138,8 @@ def test_unplugging_the_pty_closes_the_port_and_replugging_brings_a_new_one(tmp_
     thread = threading.Thread(target=lambda: asyncio.run(server.run()), daemon=True)
     thread.start()
     try:
-        assert server.ready.wait(10)
-        port = serial.Serial(link, timeout=5)
+        assert server.ready.wait(HANG)
+        port = serial.Serial(link, timeout=HANG)
         port.write(p.encode(p.HelloReq(), 1))
         tracker, events, frames = Tracker(load_channel_map()), [], []
         read_all(port, tracker, events, frames, stop=lambda f: isinstance(f.msg, p.Hello) and f.msg.req == 1)
@@ -150,8 +153,8 @@ def test_unplugging_the_pty_closes_the_port_and_replugging_brings_a_new_one(tmp_
         n_first = len(frames)
         now[0] = 14.0  # and comes back at 13 s
         server.poke()
-        assert plugged_again.wait(10), "the port comes back"
-        port = serial.Serial(link, timeout=5)  # the same link, a new pty behind it
+        assert plugged_again.wait(HANG), "the port comes back"
+        port = serial.Serial(link, timeout=HANG)  # the same link, a new pty behind it
         tracker.connection_started()
         port.write(p.encode(p.HelloReq(), 2))
         read_all(port, tracker, events, frames, stop=lambda f: isinstance(f.msg, p.Hello) and f.msg.req == 2)
@@ -161,7 +164,7 @@ def test_unplugging_the_pty_closes_the_port_and_replugging_brings_a_new_one(tmp_
         port.close()
     finally:
         server.stop()
-        thread.join(10)
+        thread.join(HANG)
     hellos = [f.msg for f in frames if isinstance(f.msg, p.Hello)]
     assert hellos[0].boot_id != hellos[-1].boot_id and len(frames) > n_first + 50
     assert any(e.kind == "status" and e.state == "resync" for e in events)
@@ -181,7 +184,7 @@ def test_the_controllers_dropper_over_the_socket():
     cm = outputs_map()
     with Running(Scenario(BoardConfig(seed=4, start="LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL")),
                  "socket://127.0.0.1:0", until=4.0, channel_map=cm) as run:
-        port = serial.serial_for_url(run.server.url, timeout=5)
+        port = serial.serial_for_url(run.server.url, timeout=HANG)
         port.write(p.encode(p.HelloReq(), 1) + p.encode(p.Outputs(leds=0, drop=3, pulse_ms=30), 2)
                    + p.encode(p.Outputs(leds=0, drop=3, pulse_ms=30), 3))
         tracker, events, frames = Tracker(cm), [], []
@@ -217,8 +220,8 @@ def test_paced_board_time_follows_the_clock():
     server.ready = threading.Event()
     thread = threading.Thread(target=lambda: asyncio.run(server.run()), daemon=True)
     thread.start()
-    assert server.ready.wait(10)
-    port = serial.serial_for_url(server.url, timeout=5)
+    assert server.ready.wait(HANG)
+    port = serial.serial_for_url(server.url, timeout=HANG)
     now[0] = 0.75  # 1.5 s of board time at speed 2
     server.poke()
     dec, frames = p.Decoder("hub"), []
@@ -228,7 +231,7 @@ def test_paced_board_time_follows_the_clock():
     assert not [d for d in board.truth.lines if d["kind"] == "drop" and d["drop"] == 2]
     now[0] = 10.0
     server.poke()
-    thread.join(10)
+    thread.join(HANG)
     port.close()
     assert board.now == 3.0 and [d["drop"] for d in board.truth.lines if d["kind"] == "drop"] == [1, 2]
 

@@ -234,8 +234,11 @@ async def run(source, test: SelfTest, say, *, poll: float = 0.2, commands=None) 
     # One pending read kept across time-outs: cancelling it would close the stream.
     pending = asyncio.ensure_future(events.__anext__())
     while not test.done:
-        done, _ = await asyncio.wait({pending}, timeout=poll)
-        if not done:
+        # the poll sleeps on the source's clock, so a test's fake clock moves the time-outs on
+        sleeper = asyncio.ensure_future(clock.sleep(poll))
+        done, _ = await asyncio.wait({pending, sleeper}, return_when=asyncio.FIRST_COMPLETED)
+        sleeper.cancel()
+        if pending not in done:
             new = test.tick(now())
         else:
             try:
