@@ -10,6 +10,8 @@ bytes when asked.
 
 from __future__ import annotations
 
+from operator import is_
+
 from .core import EngineError, entry_label
 from .faults import EntrySensorDead, ExitSensorDead, Fault, HallFault
 from .outcome import Outcome, PlainOutcome
@@ -58,9 +60,18 @@ def _fallback(topo: Topology, state: BoardState, entries, in_place: bool) -> Out
 
 def drop(state: BoardState, entries) -> Outcome:
     """Predict a drop (one coin per entry listed, all together). ``state`` is untouched."""
-    t = _topology(state)
+    # The body of _run, written out: this is the call everything makes.
+    try:
+        t = state.geometry._topology
+    except AttributeError:
+        t = topology(state.geometry)
     w = state.codes + t.tail
-    q = _starts(t, entries)
+    try:
+        q = [*map(t.start, entries)]
+    except (KeyError, TypeError):
+        raise _bad_entries(t, entries) from None
+    if not q:
+        raise _bad_entries(t, entries)
     rows = t.rows
     for s in q:
         new, targets = rows[s][w[s]]
@@ -70,8 +81,7 @@ def drop(state: BoardState, entries) -> Outcome:
     if w[t.overflow]:
         return _fallback(t, state, entries, False)
     o = _new(Outcome)
-    o._w, o._t, o._q = w, t, q
-    o._board = o._exits = o._flips = None
+    o._w, o._t, o._q, o._views = w, t, q, None
     return o
 
 
@@ -93,12 +103,11 @@ def _run(state: BoardState, entries, t: Topology, in_place: bool) -> Outcome:
         return _fallback(t, state, entries, in_place)
     o = _new(Outcome)
     o._w, o._t, o._q = w, t, q
-    o._exits = o._flips = None
     if in_place:
         state.codes[:] = w[: t.n].translate(t.code_of)
-        o._board = state
+        o._views = [state, None, None]
     else:
-        o._board = None
+        o._views = None
     return o
 
 
@@ -147,10 +156,18 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
     """Predict a drop as if ``faults`` were present: what the board does and
     what its sensors would report. With no faults this is a healthy board."""
     faults = tuple(faults)
-    topo = topology(state.geometry, faults) if faults else _topology(state)
-    outcome = _run(state, entries, topo, False)
+    topo = _topology(state)
+    if faults:
+        # Faults are frozen: the same fault objects as last time mean the same tables.
+        last = topo.last_faults
+        if last is not None and len(last[0]) == len(faults) and all(map(is_, last[0], faults)):
+            topo = last[1]
+        else:
+            fault_topo = topology(state.geometry, faults)
+            topo.last_faults = (faults, fault_topo)
+            topo = fault_topo
     p = _new(Prediction)
-    p.outcome, p.faults, p._entries, p._observed = outcome, faults, entries, None
+    p.outcome, p.faults, p._entries, p._observed = _run(state, entries, topo, False), faults, entries, None
     return p
 
 

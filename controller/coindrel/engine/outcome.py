@@ -18,20 +18,20 @@ class Outcome:
     """What a drop did: exits reached, flips per switch, coins swallowed by
     holes or jammed, and the board afterwards.
 
-    ``exit_counts`` and ``flip_counts`` are bytes (coins per exit, flips per
-    switch); ``exits`` (sorted exit numbers, one per coin), ``flips`` (a tuple
+    ``exit_counts`` and ``flip_counts`` are byte strings (coins per exit, flips
+    per switch; a fresh bytearray each time); ``exits`` (sorted exit numbers, one per coin), ``flips`` (a tuple
     per switch) and ``flipped`` (one switch per flip, in depth-first processing
     order) are the same facts as tuples, built on first use.
     """
 
-    __slots__ = ("_w", "_t", "_q", "_board", "_exits", "_flips")
+    # _views: None, or [board, exits, flips] as built so far (one slot to set per drop).
+    __slots__ = ("_w", "_t", "_q", "_views")
 
-    @classmethod
-    def _make(cls, w: bytearray, topo, q: list, board: BoardState | None) -> "Outcome":
-        o = _new(cls)
-        o._w, o._t, o._q, o._board = w, topo, q, board
-        o._exits = o._flips = None
-        return o
+    def _keep(self, k: int, value):
+        if self._views is None:
+            self._views = [None, None, None]
+        self._views[k] = value
+        return value
 
     @property
     def geometry(self):
@@ -39,38 +39,46 @@ class Outcome:
 
     @property
     def board(self) -> BoardState:
-        b = self._board
-        if b is None:
-            b = self._board = _new(BoardState)
-            b.geometry, b.codes = self._t.geometry, self._w[: self._t.n].translate(self._t.code_of)
+        v = self._views
+        if v is not None and v[0] is not None:
+            return v[0]
+        t = self._t
+        b = _new(BoardState)
+        b.geometry, b.codes = t.geometry, self._w[: t.n].translate(t.code_of)
+        if v is None:
+            self._views = [b, None, None]
+        else:
+            v[0] = b
         return b
 
     @property
-    def exit_counts(self) -> bytes:
-        t = self._t
-        return bytes(self._w[t.n : t.swallow])
+    def exit_counts(self) -> bytearray:
+        """Coins per exit (a fresh copy each time)."""
+        return self._w[self._t.exit_slice]
 
     @property
-    def flip_counts(self) -> bytes:
-        return bytes(self._w[: self._t.n].translate(self._t.flips_of))
+    def flip_counts(self) -> bytearray:
+        """Flips per switch (a fresh copy each time)."""
+        t = self._t
+        return self._w[: t.n].translate(t.flips_of)
 
     @property
     def exits(self) -> tuple[int, ...]:
-        x = self._exits
+        x = None if self._views is None else self._views[1]
         if x is None:
             counts = self.exit_counts
             if max(counts, default=0) <= 1:
                 x = tuple(compress(range(len(counts)), counts))
             else:
                 x = tuple(e for e, c in enumerate(counts) for _ in range(c))
-            self._exits = x
+            self._keep(1, x)
         return x
 
     @property
     def flips(self) -> tuple[int, ...]:
-        f = self._flips
+        f = None if self._views is None else self._views[2]
         if f is None:
-            f = self._flips = tuple(self.flip_counts)
+            f = self._keep(2, tuple(self.flip_counts))
         return f
 
     @property
@@ -136,28 +144,23 @@ class PlainOutcome(Outcome):
         flips = bytearray(n)
         for s in flipped:
             flips[s] += 1  # at most one flip per coin arriving: far below 256
-        o._t, o._board, o._exits, o._flips = topo, board, None, None
+        o._t, o._views = topo, [board, None, None]
         o._counts, o._flipcounts, o._order = bytes(counts), bytes(flips), tuple(flipped)
         o._sw = sum(1 for s in sinks if s == swallow)
         o._jam = len(sinks) - sum(counts) - o._sw
         return o
 
     @property
-    def exit_counts(self) -> bytes:
-        return self._counts
+    def exit_counts(self) -> bytearray:
+        return bytearray(self._counts)
 
     @property
-    def flip_counts(self) -> bytes:
-        return self._flipcounts
+    def flip_counts(self) -> bytearray:
+        return bytearray(self._flipcounts)
 
     @property
     def flips(self) -> tuple[int, ...]:
-        if self._flips is None:
-            counts = [0] * self._t.n
-            for s in self._order:
-                counts[s] += 1
-            self._flips = tuple(counts)
-        return self._flips
+        return tuple(self._flipcounts)
 
     @property
     def swallowed(self) -> int:

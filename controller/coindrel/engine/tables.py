@@ -112,7 +112,7 @@ class Topology:
     """
 
     __slots__ = ("geometry", "n", "exit_base", "swallow", "jammed", "overflow", "table", "entries",
-                 "rows", "tail", "start", "code_of", "flips_of", "before_of", "_kind_of")
+                 "rows", "tail", "start", "code_of", "flips_of", "before_of", "_kind_of", "last_faults", "exit_slice")
 
     def __init__(self, geometry, faults=(), base: "Topology | None" = None):
         from .faults import Jam, PadNotHolding, SwitchStuck
@@ -123,7 +123,9 @@ class Topology:
         self.swallow = n + g.exit_count
         self.jammed = n + g.exit_count + 1
         self.overflow = n + g.exit_count + 2
+        self.exit_slice = slice(n, n + g.exit_count)
         self.entries = g.entry_switches
+        self.last_faults = None  # (faults, their Topology): predict's memo of the last fault set
         stuck = {g.index(f.switch) for f in faults if isinstance(f, SwitchStuck)}
         slips = {g.index(f.switch) for f in faults if isinstance(f, PadNotHolding)}
         jams = {(g.index(f.switch), f.side) for f in faults if isinstance(f, Jam)}
