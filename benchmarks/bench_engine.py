@@ -200,16 +200,16 @@ def main() -> None:
         for _, codes, entries in cases:
             d(codes, entries)
 
-    def our_drops(cases):  # the outcome a caller uses: exit counts, flip counts, the board after
+    def our_drops(cases):  # drop() alone: the outcome's views are built when read
+        for state, _, entries in cases:
+            drop(state, entries)
+
+    def our_drops_read(cases):  # and what a caller uses: exit counts, flip counts, the board after
         for state, _, entries in cases:
             o = drop(state, entries)
             o.exit_counts, o.flip_counts, o.board
 
-    def our_drop_calls(cases):  # drop() alone; the outcome's views are built when read
-        for state, _, entries in cases:
-            drop(state, entries)
-
-    def our_drops_tuples(cases):  # the tuple views: sorted exits, flips per switch, the board
+    def our_drops_tuples(cases):  # the tuple views instead: sorted exits, flips per switch
         for state, _, entries in cases:
             o = drop(state, entries)
             o.exits, o.flips, o.board
@@ -220,6 +220,10 @@ def main() -> None:
             d(codes, entries)
 
     def our_asif(cases):
+        for state, _, entries in cases:
+            predict(state, entries, stuck).outcome
+
+    def our_asif_read(cases):
         for state, _, entries in cases:
             o = predict(state, entries, stuck).outcome
             o.exit_counts, o.flip_counts, o.board
@@ -235,21 +239,26 @@ def main() -> None:
             while not m.over:
                 m.play(next(pick))
 
-    timed = args.timed
+    timed, rounds = args.timed, args.rounds
     rows = [
-        ("single-coin drops: exits, flips, board", ref_drops, our_drops, singles[:timed]),
-        ("single-coin drops: drop() alone", ref_drops, our_drop_calls, singles[:timed]),
-        ("single-coin drops: sorted exits, flips as tuples", ref_drops, our_drops_tuples, singles[:timed]),
-        ("2-4 coins together: exits, flips, board", ref_drops, our_drops, multis[:timed]),
-        ("as-if predictions (a stuck switch)", ref_asif, our_asif, singles[:timed]),
-        ("whole matches (about 70 drops each)", ref_matches, our_matches, matches[:20]),
+        ("single-coin drops", ref_drops, (our_drops, our_drops_read, our_drops_tuples), singles[:timed]),
+        ("2-4 coins together", ref_drops, (our_drops, our_drops_read, our_drops_tuples), multis[:timed]),
+        ("as-if predictions (a stuck switch)", ref_asif, (our_asif, our_asif_read), singles[:timed]),
+        ("whole matches (about 70 drops each)", ref_matches, (our_matches,), matches[:20]),
     ]
     print(f"Coindrel engine vs a table-driven reference — Python {platform.python_version()} on {platform.machine()}")
     print(f"  outcomes identical on {2 * half:,} drops, {half // 5:,} as-if predictions and {len(matches)} whole matches")
-    print(f"  speed ratio = reference CPU time / ours, median of {args.rounds} alternating rounds (low-high)")
-    for label, ref_fn, our_fn, cases in rows:
-        med, lo, hi, us = ratio(ref_fn, our_fn, cases, args.rounds)
-        print(f"  {label:50s} {med:5.2f}x  ({lo:.2f}-{hi:.2f})  ours {us:7.2f} µs each")
+    print(f"  speed ratio = reference CPU time / ours: median of {rounds} alternating rounds (low-high)")
+    print(f"  {'':38s} {'the call':>20s} {'+ counts, board read':>22s} {'+ tuples, board read':>22s}")
+    for label, ref_fn, ours, cases in rows:
+        cells = []
+        for fn in ours:
+            med, lo, hi, us = ratio(ref_fn, fn, cases, rounds)
+            cells.append(f"{med:5.2f}x ({lo:.2f}-{hi:.2f})")
+        print(f"  {label:38s} " + " ".join(f"{c:>21s}" for c in cells))
+    print("  the call: drop() / predict(), whose outcome builds exits, flips and the board when read;")
+    print("  whole matches: our Match keeps a log line (with the board text), an undo snapshot and a result per")
+    print("  drop; the reference keeps its list of turns.")
 
 
 if __name__ == "__main__":

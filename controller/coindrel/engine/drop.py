@@ -10,8 +10,6 @@ bytes when asked.
 
 from __future__ import annotations
 
-from operator import is_
-
 from .core import EngineError, entry_label
 from .faults import EntrySensorDead, ExitSensorDead, Fault, HallFault
 from .outcome import Outcome, PlainOutcome
@@ -92,7 +90,12 @@ def drop_in_place(state: BoardState, entries) -> Outcome:
 
 def _run(state: BoardState, entries, t: Topology, in_place: bool) -> Outcome:
     w = state.codes + t.tail
-    q = _starts(t, entries)
+    try:
+        q = [*map(t.start, entries)]
+    except (KeyError, TypeError):
+        raise _bad_entries(t, entries) from None
+    if not q:
+        raise _bad_entries(t, entries)
     rows = t.rows
     for s in q:
         new, targets = rows[s][w[s]]
@@ -156,18 +159,41 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
     """Predict a drop as if ``faults`` were present: what the board does and
     what its sensors would report. With no faults this is a healthy board."""
     faults = tuple(faults)
-    topo = _topology(state)
+    try:
+        t = state.geometry._topology
+    except AttributeError:
+        t = topology(state.geometry)
     if faults:
-        # Faults are frozen: the same fault objects as last time mean the same tables.
-        last = topo.last_faults
-        if last is not None and len(last[0]) == len(faults) and all(map(is_, last[0], faults)):
-            topo = last[1]
+        # Faults are frozen values, so the same ones as last time (compared by
+        # identity first, which tuples do) mean the same tables.
+        last = t.last_faults
+        if last is not None and last[0] == faults:
+            t = last[1]
         else:
-            fault_topo = topology(state.geometry, faults)
-            topo.last_faults = (faults, fault_topo)
-            topo = fault_topo
+            fault_tables = topology(state.geometry, faults)
+            t.last_faults = (faults, fault_tables)
+            t = fault_tables
+    # drop()'s body again: the diagnosis and the benchmarks call this in loops.
+    w = state.codes + t.tail
+    try:
+        q = [*map(t.start, entries)]
+    except (KeyError, TypeError):
+        raise _bad_entries(t, entries) from None
+    if not q:
+        raise _bad_entries(t, entries)
+    rows = t.rows
+    for s in q:
+        new, targets = rows[s][w[s]]
+        w[s] = new
+        if targets:
+            q += targets
+    if w[t.overflow]:
+        o = _fallback(t, state, entries, False)
+    else:
+        o = _new(Outcome)
+        o._w, o._t, o._q, o._views = w, t, q, None
     p = _new(Prediction)
-    p.outcome, p.faults, p._entries, p._observed = _run(state, entries, topo, False), faults, entries, None
+    p.outcome, p.faults, p._entries, p._observed = o, faults, entries, None
     return p
 
 
