@@ -78,8 +78,11 @@ def drop(state: BoardState, entries) -> Outcome:
             q += targets
     if w[t.overflow]:
         return _fallback(t, state, entries, False)
-    o = _new(Outcome)
-    o._w, o._t, o._q, o._views = w, t, q, None
+    o = _new(Outcome)  # one statement per slot: cheaper than a tuple assignment
+    o._w = w
+    o._t = t
+    o._q = q
+    o._views = None
     return o
 
 
@@ -191,9 +194,15 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
         o = _fallback(t, state, entries, False)
     else:
         o = _new(Outcome)
-        o._w, o._t, o._q, o._views = w, t, q, None
+        o._w = w
+        o._t = t
+        o._q = q
+        o._views = None
     p = _new(Prediction)
-    p.outcome, p.faults, p._entries, p._observed = o, faults, entries, None
+    p.outcome = o
+    p.faults = faults
+    p._entries = entries
+    p._observed = None
     return p
 
 

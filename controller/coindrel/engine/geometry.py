@@ -53,6 +53,11 @@ class _Frozen:
 
     __delattr__ = __setattr__
 
+    def __setstate__(self, state):  # pickle and copy: set the fields past the frozen __setattr__
+        d, slots = state if isinstance(state, tuple) else (state, None)
+        for k, v in {**(d or {}), **(slots or {})}.items():
+            object.__setattr__(self, k, v)
+
 
 class SwitchSpec(_Frozen):
     __slots__ = ("row", "index", "span", "inlet", "out")
