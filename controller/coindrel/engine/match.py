@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .clock import TurnClock
 from .core import COIN, HOLE, MatchError, EngineError, entry_label, exit_label
-from .drop import drop_in_place
+from .drop import drop, drop_in_place
 from .geometry import Geometry, geometry_by_name
 from .rng import MatchRandom
 from .rounds import ROUNDS, VALUES, target
@@ -221,8 +221,8 @@ class Match:
     def play(self, entry: int, now: float | None = None) -> TurnResult:
         """The player to move drops in ``entry``; the engine says what happens."""
         self._check_entry(entry)
-        board = self.s.board.copy()
-        return self._score(entry, drop_in_place(board, [entry]).exits, board, now)
+        outcome = drop(self.s.board, [entry])
+        return self._score(entry, outcome.exits, outcome.board, now)  # a new board: the match's own
 
     def record(self, entry: int, exits: Sequence[int], board: BoardState | str | None = None, now: float | None = None) -> TurnResult:
         """Score a drop from what the exits saw; ``board`` is the board after it,

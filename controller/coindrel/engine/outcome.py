@@ -67,7 +67,7 @@ class Outcome:
         x = None if self._views is None else self._views[1]
         if x is None:
             counts = self.exit_counts
-            if max(counts, default=0) <= 1:
+            if not counts.translate(None, b"\0\1"):  # at most one coin per exit
                 x = tuple(compress(range(len(counts)), counts))
             else:
                 x = tuple(e for e, c in enumerate(counts) for _ in range(c))
