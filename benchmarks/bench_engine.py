@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -174,6 +176,21 @@ def ratio(ref_fn, our_fn, cases, rounds: int):
     return statistics.median(ratios), min(ratios), max(ratios), statistics.median(ours)
 
 
+def import_cost(runs: int = 21) -> tuple[float, float]:
+    """CPU ms (user + system, least of ``runs``) of ``import coindrel.engine`` over a bare ``python -c pass``."""
+
+    def least(code: str) -> float:
+        spent = []
+        for _ in range(runs):
+            pid = os.posix_spawn(sys.executable, [sys.executable, "-c", code], os.environ)
+            _, _, usage = os.wait4(pid, 0)
+            spent.append((usage.ru_utime + usage.ru_stime) * 1000)
+        return min(spent)
+
+    bare = least("pass")
+    return least("import coindrel.engine") - bare, bare
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", type=int, default=100_000, help="drops checked identical (half single, half 2-4 coins)")
@@ -259,6 +276,8 @@ def main() -> None:
     print("  the call: drop() / predict(), whose outcome builds exits, flips and the board when read;")
     print("  whole matches: our Match keeps a log line (with the board text), an undo snapshot and a result per")
     print("  drop; the reference keeps its list of turns.")
+    extra, bare = import_cost()
+    print(f"  import coindrel.engine: +{extra:.1f} ms CPU over a bare python -c pass ({bare:.1f} ms; least of 21 runs)")
 
 
 if __name__ == "__main__":
