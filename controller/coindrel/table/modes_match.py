@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..display import DiagnosisView, MessageView
 from ..engine import PHASE_REVEAL, PHASE_TURN, EngineError
-from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
+from ..buttons import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from . import effects as fx
 from .restore import Hand, restore_steps
 
