@@ -21,7 +21,7 @@ from typing import Callable
 
 from ..engine import BoardState, EngineError, Geometry, Match
 from ..engine.core import HOLE
-from ..events import StatusEvent, SwitchEvent
+from ..events import EntryEvent, StatusEvent, SwitchEvent
 from ..reconcile import Reconciler
 from ..reconcile.observed import Sensors
 from . import effects as fx
@@ -34,6 +34,7 @@ from .status import status_text
 log = logging.getLogger("coindrel.table")
 TIMING_FILE = "board-timing.json"
 STEP = 0.03  # seconds between steps of the loop while something moves (coins, the reveal, a melody)
+FALLING_PATIENCE = 8.0  # seconds with no drop report, no open group and the hub there: the coin's events were lost
 IDLE = 1.0  # the longest the loop sleeps when nothing on the screen or a clock can change
 
 
@@ -142,6 +143,10 @@ class Table:
 
         last = max((i for i, r in enumerate(records) if r.kind == "verdict"), default=-1)
         pending = [event_from_json(r.data) for r in records[last + 1:] if r.kind == "ev"]
+        self.flow.falling_since = self.now()
+        entries = [ev.entry for ev in pending if isinstance(ev, EntryEvent)]
+        if entries:
+            self.flow.falling_entry = entries[0]
         if not pending or self.reconciler is None:
             return
         for ev in pending:
@@ -215,6 +220,7 @@ class Table:
                     self._save(self.journal.verdict, report.to_json())
                 self.flow.on_report(report, now)
                 self._after_flow()
+        self._check_falling(now)
         self.flow.tick(now, self.board_now())
         self._after_flow()
         if self.display is not None:
@@ -222,6 +228,17 @@ class Table:
         if self.outputs is not None:
             self.outputs.tick(now)
         self._status()
+
+    def _check_falling(self, now: float) -> None:
+        """A coin that went in must come back as a drop; if the board's
+        events for it were lost, the flow scores it and asks (never a table
+        waiting for ever)."""
+        f, m = self.flow, self.flow.match
+        if m is None or m.phase != "falling" or not f.link_up or (self.reconciler is not None and self.reconciler.busy):
+            return
+        if now - max(f.falling_since, f.link_since) >= FALLING_PATIENCE:
+            f.coin_unaccounted(now)
+            self._after_flow()
 
     # -- effects -----------------------------------------------------------------------------------
 

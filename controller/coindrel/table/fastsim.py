@@ -253,7 +253,16 @@ async def run_fast(opts, script=(), until: float | None = None, say=None) -> dic
     if opts.display == "text":
         rig.on_mismatch = lambda report, view: say(mismatch_text(report, view))
     started = time.monotonic()
-    out = await rig.run(until=until)
+    club = None
+    if getattr(opts, "club", None) is not None:
+        from ..club.feed import attach
+
+        club = attach(lambda: rig.table, opts.club, rig.state_dir)
+    try:
+        out = await rig.run(until=until)
+    finally:
+        if club is not None:
+            await club.finish()
     for e in out.errors:
         print(f"coindrel sim: {e}", file=sys.stderr)
     return result_json(rig.table, out, time.monotonic() - started)

@@ -37,7 +37,7 @@ from ..display import (
     rules_text,
     stray_view,
 )
-from ..engine import PHASE_REVEAL, BoardState, EngineError, Geometry, Match, MatchSetup, entry_label
+from ..engine import PHASE_FALLING, PHASE_REVEAL, BoardState, EngineError, Geometry, Match, MatchSetup, entry_label
 from ..events import EntryEvent, SwitchEvent
 from . import effects as fx
 from .effects import Effect
@@ -94,6 +94,8 @@ class TableFlow(MenuModes, MatchModes):
         self.note: MessageView | None = None  # a passing note over any screen (a stray coin)
         self.note_until = float("-inf")
         self.coin_mode: str | None = None  # the mode the table was in when the falling coin went in
+        self.falling_entry: int | None = None  # where the coin now falling went in (None: not seen)
+        self.falling_since = 0.0
         self.diagnosis: DiagnosisView | None = None
         self.restore: list[HandStep] = []
         self.restore_coins: tuple[BoardState, BoardState] | None = None
@@ -178,6 +180,9 @@ class TableFlow(MenuModes, MatchModes):
             return  # the reconciler reports it as a coin outside any drop
         if self.coin_mode is None:
             self.coin_mode = self.mode  # out of turn unless the table was waiting for a drop
+        if m.phase != PHASE_FALLING:
+            self.falling_entry = entry
+        self.falling_since = now
         if self.mode == "reveal" and m.phase == PHASE_REVEAL:
             m.reveal_done(now)
             self._go("turn", now)
@@ -195,12 +200,15 @@ class TableFlow(MenuModes, MatchModes):
             # a later drop re-explains an earlier mismatch (sensing.md §4, revisions): the same paged screen
             self._note(revision_view(report.revises, report.diagnosis), now)
             return
+        if report.drop is None and self.mode == "restore":
+            return  # hands putting the board back, as the table asked
         if report.drop is None or m is None or m.over:
             over = ("The match is over: it scores nothing.",) if m is not None and m.over else ()
             self._note(stray_view(report, facts=over), now)
             self._emit(fx.SOUND, "error")
             return
         coin_mode, self.coin_mode = self.coin_mode or self.mode, None
+        self.falling_entry = None
         forced = m.forced_entry
         exits = tuple(report.scored_exits if report.scored_exits is not None else report.observed_exits)
         belief = BoardState.parse(report.state, self.geometry) if report.state else None
@@ -219,6 +227,33 @@ class TableFlow(MenuModes, MatchModes):
             self._emit(fx.SOUND, "mismatch")
         else:
             self._emit(fx.SOUND, "score" if result.points else "nothing")
+        self._after_drop(result, now)
+
+    def coin_unaccounted(self, now: float) -> None:
+        """A coin went in, but its drop never came back from the board (the
+        hub lost the events: unplugged, reset, a restart while it fell). The
+        table never waits for it for ever: the drop scores as the engine
+        predicts from the board as believed, and the players are asked to
+        check it; a coin whose entry is unknown gives the turn back."""
+        m, entry = self.match, self.falling_entry
+        self.coin_mode, self.falling_entry = None, None
+        if entry is None:
+            m.coin_lost(now)
+            self._note(MessageView("Coin lost", "A coin went in, but the board lost it. Drop again.", alert=True), now)
+            self._emit(fx.SOUND, "error")
+            return
+        result = m.play(entry, now)
+        self.hit_exits, self.computer = result.exits, None
+        self._emit(fx.LEDS_OFF)
+        self._emit(fx.BELIEF, data=m.board)
+        exits = " ".join(str(x + 1) for x in result.exits) or "none"
+        self.diagnosis = DiagnosisView(
+            title="Check board", options=("Board is right", "Correct score", "Undo last drop"), drop=len(m.results),
+            findings=(f"The board's events for this drop were lost (the hub was away). It was scored as the "
+                      f"engine predicts: {entry_label(entry)} to exits {exits}. Check the board, and correct "
+                      f"the score if the coins went elsewhere.",),
+        )
+        self._emit(fx.SOUND, "mismatch")
         self._after_drop(result, now)
 
     def _after_drop(self, result, now: float) -> None:

@@ -160,7 +160,7 @@ class MatchModes:
             self.message_until = now + HINT_SECONDS
             return
         self.restore_coins = (before, m.board.copy())
-        self._emit(fx.BELIEF, data=m.board)
+        # the reconciler goes on believing the board as it stands until the players have put it back
         self.pauses.discard("mismatch")
         self.restore = restore_steps(m.board, self.halls, self.restore_coins)
         self._go("restore", now)
@@ -228,6 +228,7 @@ class MatchModes:
             if self.has_halls and any(s.hand is Hand.FLIP for s in self.restore):
                 return  # the hall sensors still see switches to put back
             self.restore = []
+            self._emit(fx.BELIEF, data=self.match.board)  # put back: the board is the match's again
             self._resume("player", now)
             self._resume("mismatch", now)
             self._go("reveal" if self.match.phase == PHASE_REVEAL else "turn", now)

@@ -50,6 +50,11 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
     table = Table(board.geometry, choices_from(settings), source=source, display=display, outputs=outputs,
                   store=store, notifier=notifier, keyed=source is None)
     table.resume(store.recover())
+    club = None
+    if settings["club"] is not None:  # club play: publish to the club's broker (docs/club.md)
+        from ..club.feed import attach
+
+        club = attach(table, settings["club"], settings.storage.state_dir)
     log.info("coindrel table: %s (board source %s)", status_text(table.flow.match), board.source)
     feeder = WatchdogFeeder.from_env(notifier, healthy=lambda: table.healthy)
     watchdog = feeder.start() if feeder is not None else None
@@ -60,6 +65,8 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
         for task in (watchdog, polling):
             if task is not None:
                 task.cancel()
+        if club is not None:
+            await club.finish()  # what the broker can take now, then offline
         if inputs is not None:
             inputs.close()
         if outputs is not None:
