@@ -1,9 +1,15 @@
 """The Coindrel rules engine (rules.md): pure, no I/O, no clock, no hardware.
 
 Vocabulary first: sides and labels (``core``), board geometry (``geometry``),
-board state and its text form (``state``), the switch rule and drops (``drop``),
-faults to predict as if present (``faults``), and the match (``match``).
+board state and its text form (``state``), the switch rule and its tables
+(``tables``), drops and their outcome (``drop``, ``outcome``), faults to predict
+as if present (``faults``), and the match (``match``, ``setup``, ``rounds``,
+``clock``).
+
+Importing the engine loads only what a drop needs; the match's modules load
+the first time one of their names is used (a command's start is felt on a Pi).
 """
+
 
 from .core import (
     COIN,
@@ -27,10 +33,27 @@ from .drop import Observation, Outcome, Prediction, Topology, cascade, drop, dro
 from .faults import EntrySensorDead, ExitSensorDead, Fault, HallFault, Jam, PadNotHolding, SwitchStuck
 from .geometry import Geometry, SwitchSpec, geometry_by_name, load_geometry, standard_geometry
 from .state import BoardState
-from .clock import TurnClock
-from .match import PHASE_FALLING, PHASE_OVER, PHASE_REVEAL, PHASE_TURN, Match, MatchSetup, TurnResult, exit_names
 from .rng import MatchRandom
-from .rounds import CLOCK_SETTINGS, ROUNDS, TARGETS, VALUES, Variants, target
+
+_LAZY = {
+    "TurnClock": "clock",
+    **dict.fromkeys(("PHASE_FALLING", "PHASE_OVER", "PHASE_REVEAL", "PHASE_TURN", "Match", "exit_names"), "match"),
+    **dict.fromkeys(("MatchSetup", "TurnResult"), "setup"),
+    **dict.fromkeys(("CLOCK_SETTINGS", "ROUNDS", "TARGETS", "VALUES", "Variants", "target"), "rounds"),
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'coindrel.engine' has no attribute {name!r}")
+    value = getattr(__import__(f"{__name__}.{module}", fromlist=[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "BoardState",

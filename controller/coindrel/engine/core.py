@@ -7,8 +7,6 @@ that converts between the two.
 
 from __future__ import annotations
 
-import re
-
 from ..errors import CoindrelError
 
 L = 0
@@ -56,9 +54,6 @@ def parse_side(text: str) -> int:
     raise EngineError(f"side {text!r} is not 'L' or 'R'")
 
 
-_SWITCH_RE = re.compile(r"^R(\d+)S(\d+)$")
-
-
 def switch_label(row: int, index: int) -> str:
     """``(1, 4)`` -> ``"R2S5"``: row and switch counted from 1, as on the board."""
     return f"R{row + 1}S{index + 1}"
@@ -66,13 +61,18 @@ def switch_label(row: int, index: int) -> str:
 
 def parse_switch_label(label: str) -> tuple[int, int]:
     """``"R2S5"`` -> ``(1, 4)``. Only checks the form, not that the board has it."""
-    m = _SWITCH_RE.match(label.strip().upper()) if isinstance(label, str) else None
-    if not m or int(m.group(1)) < 1 or int(m.group(2)) < 1:
+    row, _, index = label.strip().upper()[1:].partition("S") if isinstance(label, str) and label.strip()[:1] in "Rr" else ("", "", "")
+    if not (_digits(row) and _digits(index)) or int(row) < 1 or int(index) < 1:
         raise EngineError(
             f"{label!r} is not a switch label; write R<row>S<n>, e.g. R2S5 "
             "(row 2 from the top, 5th switch from the left)"
         )
-    return int(m.group(1)) - 1, int(m.group(2)) - 1
+    return int(row) - 1, int(index) - 1
+
+
+def _digits(text: str) -> bool:
+    """One or more ASCII digits (labels are parsed by hand: importing ``re`` costs a command's start)."""
+    return bool(text) and text.isascii() and text.isdigit()
 
 
 def entry_label(entry: int) -> str:
@@ -83,10 +83,12 @@ def exit_label(exit_: int) -> str:
     return f"exit {exit_ + 1}"
 
 
-_EXIT_RE = re.compile(r"^exit\s*(\d+)$", re.IGNORECASE)
-
-
 def parse_exit_label(label: str) -> int | None:
     """``"exit 12"`` -> 11, or None when the text is not an exit label."""
-    m = _EXIT_RE.match(label.strip()) if isinstance(label, str) else None
-    return int(m.group(1)) - 1 if m else None
+    if not isinstance(label, str):
+        return None
+    text = label.strip()
+    if text[:4].lower() != "exit":
+        return None
+    number = text[4:].lstrip()
+    return int(number) - 1 if _digits(number) else None

@@ -5,93 +5,135 @@ board's sensors report. ``predict(state, entries, faults=...)`` takes any mix.
 Faults that are not about a single drop's physics (a rocker moved by hand, a
 coin added or removed, a chattering beam) are changes to the belief or to the
 observation, and belong to the reconciler.
+
+Faults are small frozen values (equal and hashed by kind and place). They are
+written out rather than made with ``dataclasses``, whose import alone would
+cost a command's start more than the whole engine (issue 15).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 from .core import EngineError, entry_label, exit_label
 
 
-@dataclass(frozen=True)
 class Fault:
-    name: ClassVar[str] = "fault"
-    physical: ClassVar[bool] = False
+    """A frozen value: ``_fields`` name its attributes, in constructor order."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    name = "fault"
+    physical = False
+
+    def __init__(self, *args, **kwargs):
+        fields = self._fields
+        if len(args) > len(fields):
+            raise TypeError(f"{type(self).__name__} takes {len(fields)} argument(s): {', '.join(fields)}")
+        values = dict(zip(fields, args))
+        for k, v in kwargs.items():
+            if k not in fields or k in values:
+                raise TypeError(f"{type(self).__name__}() got an unexpected or repeated argument {k!r}")
+            values[k] = v
+        missing = [f for f in fields if f not in values]
+        if missing:
+            raise TypeError(f"{type(self).__name__}() is missing {', '.join(missing)}")
+        for f in fields:
+            object.__setattr__(self, f, values[f])
+
+    def __setattr__(self, key, value):
+        raise AttributeError(f"{type(self).__name__} is frozen; make a new one")
+
+    __delattr__ = __setattr__
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._fields)
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._key() == other._key()
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.__class__.__name__,) + self._key())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._fields)})"
+
+    def __setstate__(self, state):  # pickle and copy: set the fields past the frozen __setattr__
+        d, slots = state if isinstance(state, tuple) else (state, None)
+        for k, v in {**(d or {}), **(slots or {})}.items():
+            object.__setattr__(self, k, v)
 
     @property
     def where(self) -> str:  # pragma: no cover - every subclass says
         raise EngineError("a fault must say where it is")
 
 
-@dataclass(frozen=True)
 class SwitchStuck(Fault):
     """The rocker does not flip: coins passing the lever fall out on the lever
     side, nothing flips and a resting coin stays put."""
 
-    switch: str
-    name: ClassVar[str] = "switch_stuck"
-    physical: ClassVar[bool] = True
+    __slots__ = ("switch",)
+    _fields = ("switch",)
+    name = "switch_stuck"
+    physical = True
 
     @property
     def where(self) -> str:
         return self.switch
 
 
-@dataclass(frozen=True)
 class PadNotHolding(Fault):
     """A coin that should rest on the empty pad bounces across instead."""
 
-    switch: str
-    name: ClassVar[str] = "pad_not_holding"
-    physical: ClassVar[bool] = True
+    __slots__ = ("switch",)
+    _fields = ("switch",)
+    name = "pad_not_holding"
+    physical = True
 
     @property
     def where(self) -> str:
         return self.switch
 
 
-@dataclass(frozen=True)
 class Jam(Fault):
     """Coins leaving a switch through one outlet stop in the board and never arrive."""
 
-    switch: str
-    side: int
-    name: ClassVar[str] = "jam"
-    physical: ClassVar[bool] = True
+    __slots__ = ("switch", "side")
+    _fields = ("switch", "side")
+    name = "jam"
+    physical = True
 
     @property
     def where(self) -> str:
         return f"{self.switch} {'left' if self.side == 0 else 'right'} outlet"
 
 
-@dataclass(frozen=True)
 class ExitSensorDead(Fault):
-    exit: int
-    name: ClassVar[str] = "exit_sensor_dead"
+    __slots__ = ("exit",)
+    _fields = ("exit",)
+    name = "exit_sensor_dead"
 
     @property
     def where(self) -> str:
         return exit_label(self.exit)
 
 
-@dataclass(frozen=True)
 class EntrySensorDead(Fault):
-    entry: int
-    name: ClassVar[str] = "entry_sensor_dead"
+    __slots__ = ("entry",)
+    _fields = ("entry",)
+    name = "entry_sensor_dead"
 
     @property
     def where(self) -> str:
         return entry_label(self.entry)
 
 
-@dataclass(frozen=True)
 class HallFault(Fault):
     """The hall sensor tells nothing trustworthy: flips and position unseen."""
 
-    switch: str
-    name: ClassVar[str] = "hall_fault"
+    __slots__ = ("switch",)
+    _fields = ("switch",)
+    name = "hall_fault"
 
     @property
     def where(self) -> str:

@@ -20,11 +20,7 @@ covers the lane, or to that lane's exit (rules.md section 2).
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
-from importlib import resources
-from pathlib import Path
+import os
 
 from .core import (
     ENTRY_COUNT,
@@ -46,45 +42,71 @@ _TOP_KEYS = {"format", "name", "lanes", "entries", "holes", "rows", "description
 _SWITCH_KEYS = {"span", "inlet", "out"}
 
 
-@dataclass(frozen=True)
-class SwitchSpec:
-    row: int
-    index: int
-    span: tuple[int, int]
-    inlet: int
-    out: tuple[str, str]  # targets of the left and right outlet, as labels
+class _Frozen:
+    """Attributes are set once, in ``__init__`` (frozen values written out:
+    ``dataclasses`` alone costs more to import than the whole engine)."""
+
+    __slots__ = ()
+
+    def __setattr__(self, key, value):
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    __delattr__ = __setattr__
+
+    def __setstate__(self, state):  # pickle and copy: set the fields past the frozen __setattr__
+        d, slots = state if isinstance(state, tuple) else (state, None)
+        for k, v in {**(d or {}), **(slots or {})}.items():
+            object.__setattr__(self, k, v)
+
+
+class SwitchSpec(_Frozen):
+    __slots__ = ("row", "index", "span", "inlet", "out")
+
+    def __init__(self, row: int, index: int, span: tuple[int, int], inlet: int, out: tuple[str, str]):
+        for k, v in (("row", row), ("index", index), ("span", span), ("inlet", inlet), ("out", out)):
+            object.__setattr__(self, k, v)  # out: targets of the left and right outlet, as labels
+
+    def _key(self):
+        return (self.row, self.index, self.span, self.inlet, self.out)
+
+    def __eq__(self, other):
+        return self._key() == other._key() if isinstance(other, SwitchSpec) else NotImplemented
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"SwitchSpec(row={self.row}, index={self.index}, span={self.span}, inlet={self.inlet}, out={self.out})"
 
     @property
     def label(self) -> str:
         return switch_label(self.row, self.index)
 
 
-@dataclass(frozen=True, eq=False)
-class Geometry:
+class Geometry(_Frozen):
     """An immutable board description plus its topology tables, computed once.
 
     Switches are numbered 0..n-1 in reading order (row by row, left to right);
-    outlet targets are switch numbers, or ``n + x`` for exit ``x``.
+    outlet targets are switch numbers, or ``n + x`` for exit ``x``. The derived
+    tables (labels, row_sizes, row_of, row_start, row_slices, inlets, spans,
+    outs, entry_switches, hole_switches) are flat, indexed by switch number.
+    Equality is identity; ``__dict__`` also keeps what is built from it once
+    (topologies, the mirrored board).
     """
 
-    name: str
-    lanes: int
-    rows: tuple[tuple[SwitchSpec, ...], ...]
-    entries: tuple[str, ...]
-    holes: tuple[str, ...] = ()
-    # Derived tables (flat, indexed by switch number).
-    labels: tuple[str, ...] = field(init=False)
-    row_sizes: tuple[int, ...] = field(init=False)
-    row_of: tuple[int, ...] = field(init=False)
-    row_start: tuple[int, ...] = field(init=False)
-    inlets: tuple[int, ...] = field(init=False)
-    spans: tuple[tuple[int, int], ...] = field(init=False)
-    outs: tuple[tuple[int, int], ...] = field(init=False)
-    entry_switches: tuple[int, ...] = field(init=False)
-    hole_switches: tuple[int, ...] = field(init=False)
-    _index: dict = field(init=False, repr=False)
+    def __init__(self, name: str, lanes: int, rows, entries, holes=()):
+        sets = object.__setattr__
+        sets(self, "name", name)
+        sets(self, "lanes", lanes)
+        sets(self, "rows", tuple(tuple(r) for r in rows))
+        sets(self, "entries", tuple(entries))
+        sets(self, "holes", tuple(holes))
+        self._derive()
 
-    def __post_init__(self) -> None:
+    def __repr__(self) -> str:
+        return f"Geometry(name={self.name!r}, lanes={self.lanes}, rows={self.row_sizes})"
+
+    def _derive(self) -> None:
         specs = [s for row in self.rows for s in row]
         n = len(specs)
         labels = tuple(s.label for s in specs)
@@ -106,6 +128,7 @@ class Geometry:
         sets(self, "_index", index)
         sets(self, "row_sizes", tuple(len(r) for r in self.rows))
         sets(self, "row_start", tuple(starts))
+        sets(self, "row_slices", tuple(slice(a, a + len(r)) for a, r in zip(starts, self.rows)))
         sets(self, "row_of", tuple(s.row for s in specs))
         sets(self, "inlets", tuple(s.inlet for s in specs))
         sets(self, "spans", tuple(s.span for s in specs))
@@ -150,13 +173,12 @@ class Geometry:
 
     # -- derived boards -------------------------------------------------------
 
-    @cached_property
-    def _mirror(self) -> "Geometry":
-        return self._build_mirrored()
-
     def mirrored(self) -> "Geometry":
         """The board seen in a mirror: left and right swapped everywhere (built once)."""
-        return self._mirror
+        m = self.__dict__.get("_mirror")
+        if m is None:
+            m = self.__dict__["_mirror"] = self._build_mirrored()
+        return m
 
     def _build_mirrored(self) -> "Geometry":
         last = self.lanes - 1
@@ -359,11 +381,14 @@ def _check_acyclic(rows, source: str) -> None:
                 stack.append((nxt, iter(graph[nxt])))
 
 
-def load_geometry(path: str | Path) -> Geometry:
+def load_geometry(path) -> Geometry:
     """Load and validate a board file; errors name the file and the bad part."""
-    p = Path(path)
+    import json
+
+    p = os.fspath(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with open(p, encoding="utf-8") as f:
+            text = f.read()
     except OSError as e:
         raise GeometryError(f"{p}: cannot read the board file ({e.strerror})") from None
     except UnicodeDecodeError as e:
@@ -372,14 +397,27 @@ def load_geometry(path: str | Path) -> Geometry:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise GeometryError(f"{p}: not valid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
-    return Geometry.from_dict(data, str(p))
+    return Geometry.from_dict(data, p)
 
 
-@lru_cache(maxsize=None)
+_STANDARD: list = []
+
+
 def standard_geometry() -> Geometry:
-    """The standard board of rules.md section 2, from the shipped data file."""
-    text = resources.files("coindrel.boards").joinpath("standard.json").read_text(encoding="utf-8")
-    return Geometry.from_dict(json.loads(text), "standard.json")
+    """The standard board of rules.md section 2, from the shipped data file (read once)."""
+    if not _STANDARD:
+        import json
+
+        path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "boards", "standard.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError:  # not a plain directory (a zip, say): ask the package loader
+            from importlib import resources
+
+            text = resources.files("coindrel.boards").joinpath("standard.json").read_text(encoding="utf-8")
+        _STANDARD.append(Geometry.from_dict(json.loads(text), "standard.json"))
+    return _STANDARD[0]
 
 
 def geometry_by_name(name: str) -> Geometry:

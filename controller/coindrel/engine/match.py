@@ -9,13 +9,11 @@ journals, so a restart resumes exactly where the match was.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from .clock import TurnClock
 from .core import COIN, HOLE, MatchError, EngineError, entry_label, exit_label
-from .drop import drop_in_place
+from .drop import drop, drop_in_place
 from .geometry import Geometry, geometry_by_name
 from .rng import MatchRandom
 from .rounds import ROUNDS, VALUES, target
@@ -26,6 +24,8 @@ PHASE_REVEAL = "reveal"  # a round's values are being shown; no clock
 PHASE_TURN = "turn"  # a player is expected to drop; the clock runs
 PHASE_FALLING = "falling"  # a coin was seen entering; the clock is stopped
 PHASE_OVER = "over"
+
+_new = object.__new__
 
 
 @dataclass
@@ -230,9 +230,8 @@ class Match:
     def play(self, entry: int, now: float | None = None) -> TurnResult:
         """The player to move drops in ``entry``; the engine says what happens."""
         self._check_entry(entry)
-        board = self.s.board.copy()
-        outcome = drop_in_place(board, [entry])
-        return self.record(entry, outcome.exits, board, now)
+        outcome = drop(self.s.board, [entry])
+        return self._score(entry, outcome.exits, outcome.board, now)  # a new board: the match's own
 
     def record(self, entry: int, exits: Sequence[int], board: BoardState | str | None = None, now: float | None = None) -> TurnResult:
         """Score a drop from what the exits saw; ``board`` is the board after it,
@@ -251,10 +250,17 @@ class Match:
             after = BoardState.parse(board, self.geometry)
         else:
             after = board.copy()
+        return self._score(entry, exits, after, now)
+
+    def _score(self, entry: int, exits: tuple, after: BoardState, now: float | None) -> TurnResult:
+        """The drop's points and what follows; ``exits`` sorted and checked, ``after`` owned by the match."""
+        if self.s.phase == PHASE_OVER:
+            raise MatchError("the match is over; no more drops score")
         self._undo.append(self._snapshot())
         s = self.s
         player, rnd = s.to_move, s.round
-        points = sum(s.values[x] for x in exits)
+        values = s.values
+        points = sum([values[x] for x in exits])
         s.round_scores[player] += points
         s.totals[player] += points
         s.board = after
@@ -269,7 +275,8 @@ class Match:
         round_scores = tuple(s.round_scores)
         s.to_move = 1 - player
         over = ends_round and rnd == ROUNDS - 1
-        self.log.append({"do": "drop", "t": now, "entry": entry, "exits": list(exits), "board": after.text()})
+        text = after.text()
+        self.log.append({"do": "drop", "t": now, "entry": entry, "exits": list(exits), "board": text})
         if over:
             s.phase = PHASE_OVER
             if self.clock and now is not None:
@@ -280,10 +287,11 @@ class Match:
             s.phase = PHASE_TURN
             if self.clock and now is not None:
                 self.clock.start(now)
-        result = TurnResult(
+        result = _new(TurnResult)  # a frozen dataclass, filled without its field-by-field __init__
+        result.__dict__.update(
             player=player + 1, entry=entry, round=rnd + 1, exits=exits, points=points,
             round_scores=round_scores, totals=tuple(s.totals), last_drop=last_drop,
-            over=over, forced_entry=forced, board=after.text(),
+            over=over, forced_entry=forced, board=text,
         )
         self.results.append(result)
         return result
@@ -307,7 +315,8 @@ class Match:
         return undone
 
     def _snapshot(self) -> _Score:
-        snap = copy.copy(self.s)
+        snap = _new(_Score)
+        snap.__dict__.update(self.s.__dict__)
         snap.board = self.s.board.copy()
         snap.round_scores = list(self.s.round_scores)
         snap.totals = list(self.s.totals)

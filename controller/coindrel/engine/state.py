@@ -10,13 +10,13 @@ One byte per switch (see ``core``): copying a state is copying a 38-byte
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
 
 from .core import COIN, HOLE, PAD_R, BoardTextError, EngineError, L, R, switch_label
 from .geometry import Geometry, standard_geometry
 
 _CHARS = {0: "L", PAD_R: "R", COIN: "l", COIN | PAD_R: "r", HOLE: "o"}
 _CODES = {c: code for code, c in _CHARS.items()}
+_TEXT = bytes(ord(_CHARS.get(b, "?")) for b in range(256))  # codes -> their letters, in one translate
 
 
 class BoardState:
@@ -92,13 +92,10 @@ class BoardState:
     # -- text form -------------------------------------------------------------
 
     def rows(self) -> list[str]:
-        out, codes = [], self.codes
-        for start, size in zip(self.geometry.row_start, self.geometry.row_sizes):
-            out.append("".join(_CHARS[c] for c in codes[start : start + size]))
-        return out
+        return [*map(self.codes.translate(_TEXT).decode("ascii").__getitem__, self.geometry.row_slices)]
 
     def text(self) -> str:
-        return "/".join(self.rows())
+        return "/".join(map(self.codes.translate(_TEXT).decode("ascii").__getitem__, self.geometry.row_slices))
 
     __str__ = text
 

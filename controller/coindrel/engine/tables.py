@@ -1,0 +1,241 @@
+"""The switch rule, and the transition tables compiled from it (rules.md sections 3 and 4).
+
+The rule is written once, in ``switch_rule``. For speed it is applied ahead of
+time to every (switch, state) pair of a geometry. Two forms come out of it:
+
+- ``Topology.table[s][code] = (new_code, targets, flipped)``: the readable
+  table, one row of five cells per switch, walked by ``cascade`` (and by the
+  lessons and the reconciler's physics).
+- ``Topology.rows``: the drop's working table. A drop runs on one bytearray,
+  the board's 38 switch bytes followed by counters (one per exit, holes,
+  jams). A switch byte is the code it started the drop with (0-4) until a
+  coin arrives; from then on it says *which code it started with and how many
+  coins have arrived* (its history). Given the switch's kind (inlet side,
+  stuck, slipping pad), that history fixes its code now and how often it
+  flipped, so one ``bytes.translate`` reads the final board, another the flip
+  counts, a third the board before the drop, and no flip or exit costs the
+  loop anything beyond the table look-up itself. Coins leaving for an exit are
+  counted by that exit's counter cell.
+
+A switch that would see more coins than its history has room for marks the
+overflow counter; the drop then falls back to ``cascade`` (exact, slower).
+"""
+
+from __future__ import annotations
+
+from .core import COIN, HOLE, PAD_R, EngineError
+
+UNTOUCHED = 5  # bytes 0..4: the code itself, no coin arrived yet
+HEALTHY_ROOM = 20  # coins one healthy switch can see in one drop before the fallback
+
+
+def switch_rule(code: int, inlet: int, stuck: bool = False, pad_slips: bool = False):
+    """One coin arriving at a switch's inlet side.
+
+    Returns ``(new_code, outlet_sides, flipped)``: the outlets (0 = left,
+    1 = right) the coins leave through, the passing coin first.
+    """
+    if code == HOLE:
+        raise EngineError("a hole has no switch rule; the coin is swallowed")
+    pad, coin = code & PAD_R, code & COIN
+    if pad == inlet:
+        if not coin and not pad_slips:
+            return code | COIN, (), False  # the empty pad catches it
+        lever = 1 - inlet  # pad full (or slipping): bounce across to the lever
+    else:
+        lever = inlet
+    if stuck:
+        return code, (lever,), False
+    # Passing the lever moves the pad to that side; a resting coin tips out
+    # through the pad's old side.
+    return lever, ((lever, 1 - lever) if coin else (lever,)), True
+
+
+class _Kinds:
+    """Byte ranges of switch histories: one block of ``4 * room`` bytes per kind."""
+
+    def __init__(self, kinds: list, rooms: list):
+        self.kinds, self.rooms, self.starts = kinds, rooms, []
+        at = UNTOUCHED
+        for room in rooms:
+            self.starts.append(at)
+            at += 4 * room
+        if at > 256:  # pragma: no cover - rooms are sized to fit
+            raise RuntimeError("switch histories do not fit in a byte")
+        # Per byte: (kind, start code, coins arrived) or None.
+        self.of = [None] * 256
+        for v, (start, room) in enumerate(zip(self.starts, rooms)):
+            for c0 in range(4):
+                for k in range(1, room + 1):
+                    self.of[start + c0 * room + k - 1] = (v, c0, k)
+
+    def byte(self, v: int, c0: int, k: int) -> int:
+        return self.starts[v] + c0 * self.rooms[v] + k - 1
+
+
+def _kinds_for(specs: list) -> _Kinds:
+    """Healthy left- and right-inlet switches first, with fixed ranges (so the
+    fault-free rows serve every fault set); faulty kinds share what is left."""
+    kinds = [(0, False, False), (1, False, False)]
+    for k in specs:
+        if k not in kinds:
+            kinds.append(k)
+    extra = len(kinds) - 2
+    rest = 256 - UNTOUCHED - 8 * HEALTHY_ROOM
+    rooms = [HEALTHY_ROOM, HEALTHY_ROOM] + [rest // (4 * extra)] * extra if extra else [HEALTHY_ROOM, HEALTHY_ROOM]
+    return _Kinds(kinds, rooms)
+
+
+def _trajectories(kinds: _Kinds):
+    """For each kind and start code: (code, flips so far) after each coin."""
+    out = []
+    for (inlet, stuck, slips), room in zip(kinds.kinds, kinds.rooms):
+        per_start = []
+        for c0 in range(4):
+            code, flips, steps = c0, 0, [(c0, 0)]
+            for _ in range(room):
+                code, _, f = switch_rule(code, inlet, stuck, slips)
+                flips += f
+                steps.append((code, flips))
+            per_start.append(steps)
+        out.append(per_start)
+    return out
+
+
+class Topology:
+    """Transition tables for one geometry (and, optionally, physical faults).
+
+    ``table[s][code] = (new_code, targets, flipped)`` where targets are switch
+    numbers, ``n + x`` for exit ``x``, ``swallow`` for a hole and ``jammed``
+    for a coin stuck in the board. ``rows``, ``tail``, ``start`` and the
+    ``*_of`` translation tables are the drop's flat form (module docstring).
+    """
+
+    __slots__ = ("geometry", "n", "exit_base", "swallow", "jammed", "overflow", "table", "entries",
+                 "rows", "tail", "start", "code_of", "flips_of", "before_of", "_kind_of", "last_faults", "exit_slice")
+
+    def __init__(self, geometry, faults=(), base: "Topology | None" = None):
+        from .faults import Jam, PadNotHolding, SwitchStuck
+
+        self.geometry = g = geometry
+        self.n = n = g.switch_count
+        self.exit_base = n
+        self.swallow = n + g.exit_count
+        self.jammed = n + g.exit_count + 1
+        self.overflow = n + g.exit_count + 2
+        self.exit_slice = slice(n, n + g.exit_count)
+        self.entries = g.entry_switches
+        self.last_faults = None  # (faults, their Topology): predict's memo of the last fault set
+        stuck = {g.index(f.switch) for f in faults if isinstance(f, SwitchStuck)}
+        slips = {g.index(f.switch) for f in faults if isinstance(f, PadNotHolding)}
+        jams = {(g.index(f.switch), f.side) for f in faults if isinstance(f, Jam)}
+        touched = stuck | slips | {s for s, _ in jams}
+        # With a fault-free base, only the faulty switches' rows are rebuilt.
+        table = list(base.table) if base is not None else [None] * n
+        for s in range(n) if base is None else touched:
+            outs = g.outs[s]
+            row = []
+            for code in range(HOLE):
+                new, sides, flipped = switch_rule(code, g.inlets[s], s in stuck, s in slips)
+                targets = tuple(self.jammed if (s, side) in jams else outs[side] for side in sides)
+                row.append((new, targets, flipped))
+            row.append((HOLE, (self.swallow,), False))
+            table[s] = tuple(row)
+        self.table = tuple(table)
+
+        self._kind_of = [(g.inlets[s], s in stuck, s in slips) for s in range(n)]
+        kinds = _kinds_for([self._kind_of[s] for s in sorted(touched)])
+        trajectories = _trajectories(kinds)
+        rows = list(base.rows[:n]) if base is not None else [None] * n
+        for s in range(n) if base is None else touched:
+            rows[s] = self._row(s, kinds, trajectories, jams)
+        counter = tuple(((c + 1) & 255, ()) for c in range(256))
+        self.rows = tuple(rows) + (counter,) * (self.overflow + 1 - n)
+        self.tail = bytes(self.overflow + 1 - n)
+        self.start = dict(enumerate(self.entries)).__getitem__
+        code_of, flips_of, before_of = bytearray(range(256)), bytearray(256), bytearray(range(256))
+        for b, hist in enumerate(kinds.of):
+            if hist is not None:
+                v, c0, k = hist
+                code_of[b], flips_of[b] = trajectories[v][c0][k]
+                before_of[b] = c0
+        self.code_of, self.flips_of, self.before_of = bytes(code_of), bytes(flips_of), bytes(before_of)
+
+    def _row(self, s: int, kinds: _Kinds, trajectories, jams) -> tuple:
+        g = self.geometry
+        inlet, stuck, slips = kind = self._kind_of[s]
+        v = kinds.kinds.index(kind)
+        room, outs = kinds.rooms[v], g.outs[s]
+        over = (self.overflow,)
+        targets = {}
+        for sides in ((), (0,), (1,), (0, 1), (1, 0)):
+            targets[sides] = tuple(self.jammed if (s, side) in jams else outs[side] for side in sides)
+        row = [None] * 256
+        for b in range(256):
+            if b == HOLE:
+                row[b] = (HOLE, (self.swallow,))
+                continue
+            hist = (v, b, 0) if b < HOLE else kinds.of[b]
+            if hist is None or hist[0] != v:
+                row[b] = (b, over)  # no switch of this kind holds this byte: never reached
+                continue
+            _, c0, k = hist
+            if k == room:
+                row[b] = (b, over)  # more coins than the history holds: fall back
+                continue
+            code = trajectories[v][c0][k][0]
+            _, sides, _ = switch_rule(code, inlet, stuck, slips)
+            row[b] = (kinds.byte(v, c0, k + 1), targets[sides])
+        return tuple(row)
+
+
+def topology(geometry, faults=()) -> Topology:
+    """The tables of a geometry, built once per geometry; with physical faults,
+    derived from those (and remembered for the last few hundred fault sets)."""
+    if not faults:
+        topo = geometry.__dict__.get("_topology")
+        if topo is not None:
+            return topo
+    cache = geometry.__dict__.get("_topologies")
+    if cache is None:
+        cache = geometry.__dict__["_topologies"] = {}  # frozen: cache beside the fields
+    key = frozenset(f for f in faults if f.physical)
+    topo = cache.get(key)
+    if topo is None:
+        base = cache.get(frozenset()) if key else None
+        if key and base is None:
+            base = topology(geometry)
+        topo = Topology(geometry, tuple(key), base)
+        if len(cache) > 512:
+            for k in list(cache)[1:257]:  # keep the fault-free tables, forget the oldest fault sets
+                del cache[k]
+        cache[key] = topo
+        if not key:
+            geometry.__dict__["_topology"] = topo
+    return topo
+
+
+def cascade(codes: bytearray, topo: Topology, starts):
+    """Run coins starting at switch numbers ``starts`` to rest, depth first;
+    mutates ``codes``.
+
+    Returns ``(sinks, flipped)``: where each coin ended up leaving the board
+    (exit/hole/jam targets) and one switch number per flip, in processing order.
+    """
+    table, n = topo.table, topo.n
+    stack = list(starts)
+    pop, push = stack.pop, stack.extend
+    sinks: list[int] = []
+    flipped: list[int] = []
+    while stack:
+        s = pop()
+        if s >= n:
+            sinks.append(s)
+            continue
+        new, targets, f = table[s][codes[s]]
+        codes[s] = new
+        if f:
+            flipped.append(s)
+        if targets:
+            push(targets)
+    return sinks, flipped

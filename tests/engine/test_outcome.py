@@ -1,0 +1,138 @@
+"""The drop's flat tables and lazy outcome agree with the readable table walked depth first."""
+
+import pickle
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coindrel.engine import (
+    BoardState,
+    EngineError,
+    Jam,
+    PadNotHolding,
+    SwitchStuck,
+    cascade,
+    drop,
+    predict,
+    standard_geometry,
+    topology,
+)
+from coindrel.engine.outcome import PlainOutcome
+from coindrel.engine.rng import MatchRandom
+
+from .strategies import boards as board_states
+
+G = standard_geometry()
+
+
+def classic(state, entries, faults=()):
+    """The readable table, depth first: (exit counts, flip counts, board, flipped, swallowed, jammed)."""
+    t = topology(state.geometry, faults)
+    board = state.copy()
+    sinks, flipped = cascade(board.codes, t, [t.entries[e] for e in entries])
+    n = t.n
+    exits = [0] * state.geometry.exit_count
+    flips = [0] * n
+    for s in sinks:
+        if s < t.swallow:
+            exits[s - n] += 1
+    for s in flipped:
+        flips[s] += 1
+    return exits, flips, board, tuple(flipped), sinks.count(t.swallow), sinks.count(t.jammed)
+
+
+def assert_same(o, expected, state):
+    exits, flips, board, flipped, swallowed, jammed = expected
+    assert list(o.exit_counts) == exits and list(o.flip_counts) == flips
+    assert list(o.exits) == [x for x, c in enumerate(exits) for _ in range(c)]
+    assert o.flips == tuple(flips)
+    assert o.board == board and o.flipped == flipped
+    assert (o.swallowed, o.jammed) == (swallowed, jammed)
+    assert o.before() == state
+
+
+@settings(max_examples=300, deadline=None)
+@given(board_states(), st.lists(st.integers(0, 7), min_size=1, max_size=8))
+def test_flat_tables_agree_with_the_readable_table(state, entries):
+    before = state.copy()
+    o = drop(state, entries)
+    assert state == before
+    assert_same(o, classic(state, entries), state)
+
+
+FAULTS = st.lists(
+    st.one_of(
+        st.builds(SwitchStuck, st.sampled_from(G.labels)),
+        st.builds(PadNotHolding, st.sampled_from(G.labels)),
+        st.builds(Jam, st.sampled_from(G.labels), st.integers(0, 1)),
+    ),
+    max_size=3,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(board_states(), st.lists(st.integers(0, 7), min_size=1, max_size=6), FAULTS)
+def test_as_if_predictions_agree_with_the_readable_table(state, entries, faults):
+    assert_same(predict(state, entries, faults).outcome, classic(state, entries, faults), state)
+
+
+def test_the_same_fault_objects_reuse_tables_and_new_ones_do_not_get_stale_tables():
+    state = BoardState.parse("LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL")
+    stuck = [SwitchStuck("R1S1")]
+    first = predict(state, [0], stuck).outcome
+    again = predict(state, [0], stuck).outcome
+    other = predict(state, [0], [SwitchStuck("R1S2")]).outcome
+    assert first.flips == again.flips and first.flips[0] == 0
+    assert other.flips == drop(state, [0]).flips  # R1S2 is not on entry 1's way down first
+
+
+def test_more_coins_than_a_switch_history_holds_fall_back_to_the_plain_cascade():
+    state = BoardState.random(MatchRandom(4), G, coin_chance=0.5)
+    entries = [0] * 30 + [5] * 25
+    o = drop(state, entries)
+    assert isinstance(o, PlainOutcome)
+    assert_same(o, classic(state, entries), state)
+    in_place = state.copy()
+    o2 = in_place.drop_in_place(entries)
+    assert o2.board is in_place and in_place == o.board
+
+
+def test_drop_in_place_changes_the_state_and_its_outcome_still_knows_the_board_before():
+    state = BoardState.parse("lLLLLLLL/loLLLoL/LLLLLLLL/LLoLoLL/LLLLLLLL")
+    before = state.copy()
+    o = state.drop_in_place([3, 4])
+    assert o.board is state and state != before and o.before() == before
+    assert o.flipped == classic(before, [3, 4])[3]
+
+
+def test_bad_entries_get_messages():
+    state = BoardState()
+    for bad, says in (([], "at least one coin"), ([8], "entry 8 is not"), (["1"], "'1' is not"), ([-1], "-1 is not"), (5, "a list")):
+        with pytest.raises(EngineError, match=says):
+            drop(state, bad)
+
+
+def test_faults_are_frozen_values_that_pickle():
+    f = Jam("R2S3", 1)
+    assert f == Jam(switch="R2S3", side=1) and hash(f) == hash(Jam("R2S3", 1)) and f != SwitchStuck("R2S3")
+    assert pickle.loads(pickle.dumps(f)) == f and repr(f) == "Jam(switch='R2S3', side=1)"
+    with pytest.raises(AttributeError):
+        f.side = 0
+    with pytest.raises(TypeError):
+        Jam("R2S3")
+
+
+def test_geometry_is_frozen():
+    with pytest.raises(AttributeError):
+        G.name = "other"
+    assert G.rows[0][0] == G.rows[0][0] and G.mirrored() is G.mirrored()
+
+
+def test_importing_the_engine_leaves_heavy_modules_alone():
+    heavy = ("re", "dataclasses", "inspect", "typing", "json", "enum", "importlib.resources", "functools")
+    code = f"import sys, coindrel.engine; print([m for m in {heavy!r} if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
