@@ -18,7 +18,7 @@ from coindrel.engine import (
     standard_geometry,
 )
 from coindrel.reconcile.faults import CoinRemoved, EntrySensorChatter, ExitSensorChatter, MovedByHand, SwitchUnseated
-from coindrel.reconcile.synth import INJECT_BEFORE, Injection, match_entries, synthesize
+from benchmarks.models.synth import INJECT_BEFORE, Injection, match_entries, synthesize
 from coindrel.reconcile.world import marginals
 
 from .helpers import keys, reconcile_run

@@ -12,13 +12,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from . import catalog
 from .core import EngineError, entry_label, exit_label
+
+
+BY_NAME: dict = {}  # fault name -> its class (engine and reconciler faults register here)
 
 
 @dataclass(frozen=True)
 class Fault:
     name: ClassVar[str] = "fault"
     physical: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if cls.name in catalog.CATALOG:
+            BY_NAME[cls.name] = cls
 
     @property
     def where(self) -> str:  # pragma: no cover - every subclass says
@@ -31,7 +40,7 @@ class SwitchStuck(Fault):
     side, nothing flips and a resting coin stays put."""
 
     switch: str
-    name: ClassVar[str] = "switch_stuck"
+    name: ClassVar[str] = catalog.SWITCH_STUCK
     physical: ClassVar[bool] = True
 
     @property
@@ -44,7 +53,7 @@ class PadNotHolding(Fault):
     """A coin that should rest on the empty pad bounces across instead."""
 
     switch: str
-    name: ClassVar[str] = "pad_not_holding"
+    name: ClassVar[str] = catalog.PAD_NOT_HOLDING
     physical: ClassVar[bool] = True
 
     @property
@@ -58,7 +67,7 @@ class Jam(Fault):
 
     switch: str
     side: int
-    name: ClassVar[str] = "jam"
+    name: ClassVar[str] = catalog.JAM
     physical: ClassVar[bool] = True
 
     @property
@@ -69,7 +78,7 @@ class Jam(Fault):
 @dataclass(frozen=True)
 class ExitSensorDead(Fault):
     exit: int
-    name: ClassVar[str] = "exit_sensor_dead"
+    name: ClassVar[str] = catalog.EXIT_SENSOR_DEAD
 
     @property
     def where(self) -> str:
@@ -79,7 +88,7 @@ class ExitSensorDead(Fault):
 @dataclass(frozen=True)
 class EntrySensorDead(Fault):
     entry: int
-    name: ClassVar[str] = "entry_sensor_dead"
+    name: ClassVar[str] = catalog.ENTRY_SENSOR_DEAD
 
     @property
     def where(self) -> str:
@@ -91,7 +100,7 @@ class HallFault(Fault):
     """The hall sensor tells nothing trustworthy: flips and position unseen."""
 
     switch: str
-    name: ClassVar[str] = "hall_fault"
+    name: ClassVar[str] = catalog.HALL_FAULT
 
     @property
     def where(self) -> str:
@@ -111,4 +120,5 @@ __all__ = [
     "EntrySensorDead",
     "HallFault",
     "describe",
+    "BY_NAME",
 ]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import time
 
+from ..engine import catalog
 from ..engine import BoardState, Geometry, Variants, standard_geometry
 from ..engine.core import HOLE, PAD_R
 from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
@@ -44,6 +45,9 @@ def initial_readings(state: BoardState) -> list[str]:
 
 
 class Reconciler:
+    # Report-only catalog rows: the step that reports them.
+    REPORTS = {catalog.EVENTS_LOST: "_lost", catalog.UNEXPLAINED: "_unexplained"}
+
     def __init__(
         self,
         geometry: Geometry | None = None,
@@ -217,7 +221,7 @@ class Reconciler:
             if m.kind in ("hand", "hand_after", "pad"):
                 self.proven.discard(m.s)
         for f in best.derivation.new:
-            if f.name in ("hall_fault", "switch_unseated"):
+            if f.name in (catalog.HALL_FAULT, catalog.SWITCH_UNSEATED):
                 self.proven.discard(self.switch_index[f.switch])
         self.proven.update(a >> 3 for a in best.trace.arrivals)
 

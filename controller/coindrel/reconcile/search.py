@@ -23,6 +23,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
+from ..engine import catalog
 from ..engine import EntrySensorDead, HallFault, Jam, PadNotHolding, SwitchStuck
 from ..engine.core import COIN, HOLE, PAD_R
 from .faults import FIXED, HALL_WAS_WRONG, PRIOR, CoinAdded, CoinRemoved, EntrySensorChatter, MovedByHand, SwitchUnseated
@@ -44,9 +45,32 @@ HAND_IN_DROP = math.log(0.3)  # hands in the board are rarer while coins fall
 GOOD_ENOUGH = math.log(0.5)
 
 
+# The as-if hook of every fault the diagnosis can name (the catalog's
+# ``asif``): the move that supposes it (physics and belief faults), or the
+# sensor derivation that finds it (sensor and count faults). The catalog test
+# fails for a row with no hook here or in ``Reconciler.REPORTS``.
+HOOKS = {
+    catalog.SWITCH_STUCK: "stuck",
+    catalog.PAD_NOT_HOLDING: "slip",
+    catalog.JAM: "chute",
+    catalog.COIN_ADDED: "add",
+    catalog.COIN_REMOVED: "remove",
+    catalog.MOVED_BY_HAND: "hand",
+    catalog.HALL_FAULT: derive,
+    catalog.SWITCH_UNSEATED: derive,
+    catalog.EXIT_SENSOR_DEAD: derive,
+    catalog.ENTRY_SENSOR_DEAD: derive,
+    catalog.EXIT_SENSOR_CHATTER: derive,
+    catalog.ENTRY_SENSOR_CHATTER: derive,
+    catalog.STRAY_COIN: derive,
+    catalog.JAM_CLEARED: "cleared",
+}
+MOVE_KINDS = ("stuck", "slip", "chute", "add", "remove", "pad", "fix", "entry", "entry+rest", "unchatter", "hand", "hand_after", "cleared")
+
+
 @dataclass(frozen=True)
 class Move:
-    kind: str  # stuck slip jam add remove pad fix entry entry+rest unchatter hand hand_after (stray: cleared)
+    kind: str  # stuck slip chute add remove pad fix entry entry+rest unchatter hand hand_after (stray: cleared)
     s: int = -1  # switch (or entry for entry moves)
     side: int = -1
     fault: object = None  # what a person is told (None: the derivation names it)
@@ -158,7 +182,7 @@ class Search:
                 stuck.add(s)
             elif k == "slip":
                 slips.add(s)
-            elif k == "jam":
+            elif k == "chute":
                 jams.add((s, m.side))
             elif k == "add":
                 codes[s] |= COIN
@@ -217,7 +241,7 @@ class Search:
         # A hall reading ``mid`` at rest: an unseated rocker, or a drifted sensor.
         for f in d.new:
             if isinstance(f, SwitchUnseated):
-                alt = _swap(d, f, HallFault(f.switch), _LOG["hall_fault"] - _LOG["switch_unseated"])
+                alt = _swap(d, f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
                 self._keep(Candidate(world, moves, tuple(entries), trace, alt, cost + alt.cost, codes0=codes0,
                                      stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed))
         return trace, cand
@@ -253,27 +277,27 @@ class Search:
                 continue
             label = labels[s]
             if trace.flips[s] and not st:
-                out.append(Move("stuck", s, fault=SwitchStuck(label), cost=_LOG["switch_stuck"]))
+                out.append(Move("stuck", s, fault=SwitchStuck(label), cost=_LOG[catalog.SWITCH_STUCK]))
             if not sl and any(self.physics.rested(b) for b in trace.arrivals if b >> 3 == s):
-                out.append(Move("slip", s, fault=PadNotHolding(label), cost=_LOG["pad_not_holding"]))
+                out.append(Move("slip", s, fault=PadNotHolding(label), cost=_LOG[catalog.PAD_NOT_HOLDING]))
             if s not in base_pad:
                 if code & COIN:
-                    out.append(Move("remove", s, fault=CoinRemoved(label), cost=_LOG["coin_removed"]))
+                    out.append(Move("remove", s, fault=CoinRemoved(label), cost=_LOG[catalog.COIN_REMOVED]))
                 else:
-                    out.append(Move("add", s, fault=CoinAdded(label), cost=_LOG["coin_added"]))
+                    out.append(Move("add", s, fault=CoinAdded(label), cost=_LOG[catalog.COIN_ADDED]))
                 if s in idx.halls:
                     out.append(Move("pad", s, fault=HallFault(label), cost=DOUBT_HIDDEN_PAD))
                 else:
                     proven = PROVEN if s in self.proven else 0.0
-                    out.append(Move("pad", s, fault=HallFault(label), cost=_LOG["hall_fault"] + math.log(HALL_WAS_WRONG) + proven))
+                    out.append(Move("pad", s, fault=HallFault(label), cost=_LOG[catalog.HALL_FAULT] + math.log(HALL_WAS_WRONG) + proven))
             for f in idx.at(s):
                 if isinstance(f, (SwitchStuck, PadNotHolding)) and ("fix", s, -1) not in taken:
                     out.append(Move("fix", s, fault=f, cost=math.log(FIXED)))
         for s, side in sorted(sides):
             if (s, side) in idx.jams:
                 out.append(Move("fix", s, side, fault=Jam(labels[s], side), cost=math.log(FIXED)))
-            elif ("jam", s, side) not in taken:
-                out.append(Move("jam", s, side, fault=Jam(labels[s], side), cost=_LOG["jam"]))
+            elif ("chute", s, side) not in taken:
+                out.append(Move("chute", s, side, fault=Jam(labels[s], side), cost=_LOG[catalog.JAM]))
         if self.sensors.entries and not any(m.kind.startswith("entry") for m in base):
             g = self.physics.geometry
             for e in range(self.obs.entry_count):
@@ -291,8 +315,8 @@ class Search:
             spans = self.obs.flip_spans.get(s, ())
             if any(d is not None and d >= self.flip_limit for d in spans):
                 label = labels[s]
-                out.append(Move("hand", s, fault=MovedByHand(label), cost=_LOG["moved_by_hand"] + HAND_IN_DROP))
-                out.append(Move("hand_after", s, fault=MovedByHand(label), cost=_LOG["moved_by_hand"] + HAND_IN_DROP))
+                out.append(Move("hand", s, fault=MovedByHand(label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP))
+                out.append(Move("hand_after", s, fault=MovedByHand(label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP))
         if not any(m.kind == "unchatter" for m in base):
             for e in set(self.entries):
                 times = [t for t, x in self.obs.entries if x == e]
