@@ -48,7 +48,7 @@ def test_silence_before_a_coin_goes_in_is_not_the_boards():
 
 def test_flip_speed_separates_coins_from_hands():
     tm = Timing(min_samples=2)
-    assert tm.flip_limit == 0.06
+    assert tm.flip_limit == 0.12
     for i in range(2):
         tm.learn(drop_at(10.0 * i, 0.2))
     assert tm.flip_limit == pytest.approx(0.03)

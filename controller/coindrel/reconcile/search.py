@@ -36,7 +36,13 @@ _LOG = {name: math.log(p) for name, p in PRIOR.items()}
 DOUBT_HIDDEN_PAD = math.log(0.2)
 # A pad side a coin has since proven (its cascade fitted) is rarely wrong.
 PROVEN = math.log(0.05)
-TWO_COINS_AT_ONCE = math.log(1e-4)
+TWO_COINS_AT_ONCE = math.log(1e-4)  # a coin no beam saw, together with one the beam saw
+# Two breaks of one entry beam close together, each a coin: people drop two
+# coins together now and then, more often than a beam starts to chatter. The
+# cascade decides (sensing.md section 4): when it shows what two coins do, two
+# coins fit and one coin with a chattering beam does not; only when it cannot
+# tell (the second coin came to rest unseen) does this prior rank them.
+DOUBLE = math.log(2e-3)
 ANOTHER_COIN = math.log(0.3)
 SILENT_DROP = math.log(0.3)
 HAND_IN_DROP = math.log(0.3)  # hands in the board are rarer while coins fall
@@ -220,7 +226,7 @@ class Search:
         for e, close in self.close_counts.items():
             if close and e in self.entries:
                 kept = close - (self.entries.count(e) - entries.count(e))
-                cost += max(0, kept) * TWO_COINS_AT_ONCE
+                cost += max(0, kept) * DOUBLE
         codes0 = bytes(codes)
         table = self.physics.table(stuck, slips, jams)
         trace = self.physics.run(codes, self.physics.starts(entries) + tipped, table)

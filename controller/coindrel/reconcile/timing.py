@@ -74,7 +74,7 @@ class Timing:
         """A rocker reaching its new side faster than this was flipped by a
         coin, not moved by a hand (a person takes a good part of a second)."""
         if len(self.flips) < min(4, self.min_samples):
-            return 0.06  # a rocker's whole travel takes 20-40 ms; a hand's 150-400 ms
+            return 0.12  # a rocker's whole travel takes 20-70 ms; a hand's 250 ms or more
         return min(0.15, max(0.03, 1.5 * max(self.flips)))
 
     @property
