@@ -23,7 +23,7 @@ from ..engine.core import HOLE, PAD_R
 from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
 from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior
 from .faults import EventsLost
-from .grouping import Group
+from .grouping import Group, Predictor
 from .health import HealthTracker
 from .observed import Observed, Sensors, observe_events
 from .physics import Physics
@@ -37,6 +37,11 @@ from .world import World, fault_index, marginals
 
 LIVE = math.log(1e-4)  # worlds less likely than this (relative to the best) are dropped
 LIVE_MAX = 4
+# A group open this long (coins going in without a quiet spell) is split
+# where its first coins are accounted for, so a stream of coins is scored
+# coin by coin. A coin's first event comes at least LEAD after it went in.
+STREAM_HORIZON = 2.0
+LEAD = 0.03
 MAX_SIZE = 4  # explanations needing more new faults than this are not offered
 
 
@@ -113,12 +118,33 @@ class Reconciler:
             self._close()
             group = None
         if group is None:
-            self._group = Group(ev, self.readings, self.switch_index, self._expect)
+            self._group = Group(ev, self.readings, self.switch_index, self._expect())
             if self._lost_at is not None and ev.t - self._lost_at <= self.timing.patience:
                 self._group.lost += 1
             self._lost_at = None
         else:
             group.add(ev, self.switch_index)
+            if isinstance(ev, EntryEvent) and not group.lost and len(group.entries) > 1 and ev.t - group.events[0].t > STREAM_HORIZON:
+                self._split(group)
+
+    def _split(self, group: Group) -> None:
+        k = group.cut(self.switch_index, LEAD)
+        if not k:
+            return
+        ordered = group.ordered()
+        entries = [ev for ev in ordered if isinstance(ev, EntryEvent)]
+        before = entries[k].t + LEAD
+        head = [ev for ev in ordered if (ev.t < before and not isinstance(ev, EntryEvent)) or any(ev is e for e in entries[:k])]
+        rest = [ev for ev in ordered if not any(ev is h for h in head)]
+        self._group = self._regroup(head)
+        self._close()
+        self._group = self._regroup(rest)
+
+    def _regroup(self, events: list) -> Group:
+        g = Group(events[0], self.readings, self.switch_index, self._expect())
+        for ev in events[1:]:
+            g.add(ev, self.switch_index)
+        return g
 
     def poll(self, now: float) -> list[DropReport]:
         """Reports of every drop finished by ``now`` (board clock)."""
@@ -154,11 +180,10 @@ class Reconciler:
 
     # -- inside ------------------------------------------------------------------------
 
-    def _expect(self, entries):
+    def _expect(self) -> Predictor:
         w = self.worlds[0]
         idx = w.index
-        trace = self.physics.run(bytearray(w.codes), self.physics.starts(entries), self.physics.table(idx.stuck, idx.slips, idx.jams))
-        return trace.exits, trace.flips
+        return Predictor(self.physics, w.codes, self.physics.table(idx.stuck, idx.slips, idx.jams))
 
     def _close(self) -> None:
         group, self._group = self._group, None
