@@ -279,6 +279,23 @@ class Board:
         self.moving[s] = False
         self.hall_report(s, self.rest_pos(s), self.now, drop)
 
+    # -- what a coin would do now (for the truth: would a sensor have seen it?) --------
+
+    def silent_rest(self, s: int) -> int | None:
+        """The switch a coin arriving at ``s`` now would come to rest on without
+        any flip or exit, or None when it would make the sensors see something."""
+        sw = self.g.switches[s]
+        if self.pads[s] == sw.inlet and not self.coins[s]:
+            return s
+        return None
+
+    def silent_second(self, s: int) -> int | None:
+        """A second coin right behind one arriving at ``s``: where it would rest unseen."""
+        sw = self.g.switches[s]
+        if self.pads[s] == sw.inlet:
+            return None  # the first rests (or bounces), the second bounces across: a flip
+        return s  # the first flips the pad to the inlet side; the second rests on it
+
     # -- hands -------------------------------------------------------------------------
 
     def hand_flip(self, s: int, t: float, cause: int) -> float:

@@ -50,11 +50,23 @@ class Faults:
         self.rng = random.Random(seed ^ 0x5EED)
         self.list: list[Fault] = []
         self.acted: dict[int, set] = {}  # drop -> fault ids that changed it
+        # Switch -> faults whose action changed nothing a sensor saw yet, only
+        # where a coin rests (a coin that would have come to rest there
+        # silently): the next coin to meet that switch shows the difference.
+        self.latent: dict[int, list] = {}
 
     def _active(self, name: str, where: str, t: float):
         for f in self.list:
             if f.name == name and f.where == where and f.t <= t and not f.done:
                 yield f
+
+    def _act_or_latent(self, f: Fault, drop: int, rests_at: int | None) -> None:
+        if rests_at is None:
+            self._act(f, drop)
+        else:
+            self.acted.setdefault(drop, set()).add(f.id)
+            if f.first_drop is None and f.first_effect is None:
+                self.latent.setdefault(rests_at, []).append(f)
 
     def _act(self, f: Fault, drop: int) -> None:
         if f.first_drop is None and f.first_effect is None:
@@ -89,26 +101,33 @@ class Faults:
     def jammed(self, s: int, side: int, t: float, drop: int) -> bool:
         where = f"{self._label(s)} {'left' if side == 0 else 'right'} outlet"
         for f in self._active("jam", where, t):
-            self._act(f, drop)
+            kind, target, _ = self.board.g.below(s, side)
+            self._act_or_latent(f, drop, self.board.silent_rest(target) if kind == "switch" else None)
             return True
         return False
 
     def beam_misses(self, kind: str, index: int, t: float, drop: int) -> bool:
         for f in self._active(f"{kind}_sensor_dead", f"{kind} {index + 1}", t):
             if self.rng.random() < f.rate:
-                self._act(f, drop)
+                rests = self.board.silent_rest(self.board.g.entry_switch(index)) if kind == "entry" else None
+                self._act_or_latent(f, drop, rests)
                 return True
         return False
 
     def beam_repeats(self, kind: str, index: int, t: float, drop: int) -> list[float]:
         for f in self._active(f"{kind}_sensor_chatter", f"{kind} {index + 1}", t):
             if self.rng.random() < f.rate:
-                self._act(f, drop)
+                # A repeat on an entry looks like a second coin; where that coin
+                # would have come to rest unseen, only a later coin tells.
+                rests = self.board.silent_second(self.board.g.entry_switch(index)) if kind == "entry" else None
+                self._act_or_latent(f, drop, rests)
                 return [self.rng.uniform(0.004, 0.03)]
         return []
 
     def coin_reaches(self, s: int, t: float, drop: int) -> None:
         """A coin meets switch ``s``: a pad changed by hand shows now."""
+        for f in self.latent.pop(s, ()):
+            self._act(f, drop)
         for name in ("coin_added", "coin_removed"):
             for f in self._active(name, self._label(s), t):
                 if f.params.get("applied"):

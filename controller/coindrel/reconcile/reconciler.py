@@ -28,6 +28,7 @@ from .health import HealthTracker
 from .observed import Observed, Sensors, observe_events
 from .physics import Physics
 from .report import DropReport, drop_times
+from .revise import Reviser, Revision
 from .reporting import drop_reports, fallback_codes, plain_reports, stray_report
 from .search import Search
 from .sensors import derive
@@ -90,6 +91,8 @@ class Reconciler:
         self.evaluations = 0
         self._group: Group | None = None
         self._out: list[DropReport] = []
+        self.reviser = Reviser(g)
+        self._revisions: list[Revision] = []
         self._lost_at: float | None = None
 
     # -- the live API --------------------------------------------------------------
@@ -151,6 +154,13 @@ class Reconciler:
         if self._group is not None and now > self._group.deadline(self.timing):
             self._close()
         out, self._out = self._out, []
+        return out
+
+    def revisions(self) -> list[Revision]:
+        """Revision records written since the last call (sensing.md section 4:
+        later drops told apart what an earlier flagged drop could not). The
+        daemon shows them; ``Revision.to_json()`` is the record."""
+        out, self._revisions = self._revisions, []
         return out
 
     def flush(self) -> list[DropReport]:
@@ -235,6 +245,11 @@ class Reconciler:
             return [stray_report(self.physics, obs, best, found, ok, ranked, self.worlds[0].codes)]
         reports = drop_reports(self.physics, obs, best, order, found, prev.codes, ok, ranked, self.drops + 1, self.worlds[0].codes)
         self.drops += len(reports)
+        for rev in self.reviser.update(self.worlds, obs.t1):
+            self.tracker.revise(rev)
+            self._revisions.append(rev)
+        for r in reports:
+            self.reviser.note(r)
         if ok and all(r.ok for r in reports):
             self.timing.learn(obs)
         return reports
