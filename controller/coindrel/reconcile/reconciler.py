@@ -63,7 +63,7 @@ class Reconciler:
         sensors: Sensors | None = None,
         timing: Timing | None = None,
         expect_drops: bool = True,
-        budget: int = 3000,
+        budget: int = 1500,
     ):
         if isinstance(state, BoardState):
             geometry = geometry or state.geometry
@@ -202,10 +202,13 @@ class Reconciler:
         if obs.changes_nothing():
             return
         started = time.perf_counter()
+        work0 = self.evaluations
         reports = self._lost(obs, group.lost) if group.lost else self._reconcile(obs)
         ms = (time.perf_counter() - started) * 1000.0
+        work = self.evaluations - work0
         for r in reports:
             r.search_ms = ms
+            r.work = work
             r.t_end = obs.t1
             self.tracker.record(r)
         self._out.extend(reports)

@@ -10,7 +10,8 @@ not moves: ``derive`` adds the ones a hypothesis needs.
 
 The search runs in levels, cheapest first, and stops at the first level that
 explains the drop: the world as it is (known faults included), one move,
-then two moves (within a budget of tries and time). Moves are only generated
+then two moves. The whole search counts its work in engine evaluations and
+stops at ``budget`` (the same answer on a Pi as on a fast machine). Moves are only generated
 where they could matter: at switches a coin of that cascade reached, for
 outlets a coin left through, for rockers that went over as slowly as a hand
 moves them, so a drop touching 12 switches tries a few dozen single moves,
@@ -20,7 +21,6 @@ not 38 x 9.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 from ..engine import catalog
@@ -144,7 +144,7 @@ class Search:
     """One group's search over the live worlds."""
 
     def __init__(self, physics: Physics, obs: Observed, entries: list[int], sensors: Sensors, chatter_window: float, labels,
-                 budget: int = 3000, flip_limit: float = 0.08, proven: frozenset | set = frozenset(), time_budget: float = 0.03):
+                 budget: int = 1500, flip_limit: float = 0.08, proven: frozenset | set = frozenset()):
         self.physics = physics
         self.obs = obs
         self.entries = list(entries)
@@ -152,11 +152,10 @@ class Search:
         self.chatter_window = chatter_window
         self.labels = labels
         self.budget = budget
-        self.deadline = time.perf_counter() + time_budget  # pairs stop here (singles always finish)
         self.flip_limit = flip_limit
         self.proven = proven  # switches whose pad side a cascade has confirmed since the hall alone last set it
         self.evaluations = 0
-        self.exhausted = False  # the pair search ran out of time or tries
+        self.exhausted = False  # the search ran out of work before it tried everything
         self.candidates: list[Candidate] = []
         self._seen: set = set()
         # Two counts of one entry closer than a chattering beam re-triggers are
@@ -345,6 +344,9 @@ class Search:
         singles = []
         for w in worlds:
             for m in self.moves(w, traces[id(w)]):
+                if self.evaluations >= self.budget:
+                    self.exhausted = True
+                    return self.candidates
                 trace, _ = self.evaluate(w, (m,))
                 singles.append((w, m, trace))
         if self._best_size() <= 1:
@@ -356,7 +358,7 @@ class Search:
                 if pair in tried:
                     continue
                 tried.add(pair)
-                if self.evaluations >= self.budget or (self.evaluations % 64 == 0 and time.perf_counter() > self.deadline):
+                if self.evaluations >= self.budget:
                     self.exhausted = True
                     return self.candidates
                 self.evaluate(w, (m1, m2))
