@@ -17,6 +17,8 @@ outside any drop, the first record from that moment on.
 
 from __future__ import annotations
 
+from coindrel.engine import catalog
+
 REVISION_WINDOW = 5  # revisions counted among the next five flagged or revised records
 MATCH_DT = 0.35
 
@@ -64,11 +66,15 @@ def _evidence(fault: dict, coins: list[dict], where: list, records: list[dict]):
     t = fault.get("first_effect")
     if t is None:
         return None
-    after = next((k for k, r in enumerate(records) if r.get("verdict") != "revised" and t - 0.01 <= r.get("t", -1) <= t + 1.5), None)
-    if after is not None:
-        return after
-    before = [k for k, r in enumerate(records) if r.get("verdict") != "revised" and r.get("t", 1e18) < t]
-    return before[-1] if before else None
+    # The record of the group it fell in (its first event to its last,
+    # ``t_end``), else the first record after it.
+    live = [(k, r) for k, r in enumerate(records) if r.get("verdict") != "revised"]
+    inside = next((k for k, r in live if r.get("t", 1e18) - 0.01 <= t <= r.get("t_end", r.get("t", -1)) + 0.01), None)
+    if inside is not None:
+        # One group is one reconciliation: its flagged record, if any, speaks for it.
+        group = [k for k, r in live if k >= inside and r.get("t_end") == records[inside].get("t_end")]
+        return next((k for k in group if records[k].get("verdict") == "mismatch"), inside)
+    return next((k for k, r in live if t - 0.01 <= r.get("t", -1) <= t + 3.0), None)
 
 
 def score_faults(records: list[dict], truth: list[dict]) -> list[dict]:
@@ -135,9 +141,15 @@ def virtual_truth(lines: list[dict], events: list[dict] = ()) -> list[dict]:
         fid = f["id"]
         row = {"kind": "fault", "id": fid, "fault": f["fault"], "where": f["where"], "t": f["t"],
                "rate": f.get("chance", 1.0)}
-        acted = [d for d in drops if fid in d.get("faults", []) and _changed(d)]
+        acted = [d for d in drops if fid in d.get("faults", []) and _changed(d, f["where"])]
         strays = [d for d in lines if d.get("kind") == "stray" and d.get("fault") == fid]
-        if not acted:  # a changed board state shows when a coin next meets that switch
+        if acted and _unsensed(acted[0]):
+            # A coin no sensor saw at all (its entry beam missed it and it came to
+            # rest at once): the next coin to meet where it rests shows it.
+            rest, t0 = acted[0]["rested"], acted[0]["t"]
+            acted = [d for d in drops if d["t"] > t0 and any(r in d.get("flips", {}) or r in d.get("rested", []) for r in rest)][:1]
+        if not acted and f["fault"] in catalog.CATALOG and not catalog.row(f["fault"]).sensor:
+            # A changed board state (no drop marked): it shows when a coin next meets that switch.
             acted = [d for d in drops if d["t"] > f["t"] and (f["where"] in d.get("flips", {}) or f["where"] in d.get("rested", []))][:1]
         first = acted[0] if acted else None
         # Readings of that switch changing at once (a hand, a hall going wrong).
@@ -151,8 +163,14 @@ def virtual_truth(lines: list[dict], events: list[dict] = ()) -> list[dict]:
     return out
 
 
-def _changed(d: dict) -> bool:
+def _unsensed(d: dict) -> bool:
+    return not d["exits"] and not d["flips"] and f"entry {d['entry']}" in d.get("missed", []) and bool(d.get("rested"))
+
+
+def _changed(d: dict, where: str) -> bool:
     engine = d.get("engine")
-    if not engine:
-        return True  # overlapping drops: only the combined outcome is known
+    if not engine:  # overlapping drops: only the combined outcome is known; did it touch the place?
+        label = where.split(" outlet")[0].split(" ")[0] if where.startswith("R") else where
+        return label in d.get("flips", {}) or label in d.get("rested", []) or any(f"exit {x}" == where for x in d["exits"]) \
+            or f"entry {d['entry']}" == where
     return sorted(d["exits"]) != sorted(engine.get("exits", [])) or d["flips"] != engine.get("flips", {}) or bool(d.get("missed"))

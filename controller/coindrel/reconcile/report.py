@@ -53,6 +53,8 @@ class DropReport:
             "diagnosis": [f.to_json() for f in self.diagnosis],
             "state": list(self.state),
         }
+        if self.t_end:
+            d["t_end"] = round(self.t_end, 4)  # the last event of the group this drop was reconciled in
         if self.drop is None:
             d["events"] = [event_to_json(e) for e in self.events]
         return d
