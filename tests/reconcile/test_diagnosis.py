@@ -142,7 +142,11 @@ def test_a_stuck_switch_gains_confidence_and_after_the_fix_drops_are_ok():
     assert confs and max(confs) > 0.95
     later = [r for r in reports if r.drop and r.t > run.drops[31].t]
     assert later and all(r.ok for r in later)
-    assert ("switch_stuck", label) not in {(f["fault"], f["where"]) for f in rec.health().faults}
+    # A rocker that stuck on every coin and then let one pass may be
+    # intermittent rather than fixed: its confidence falls, it is not dropped
+    # on the first good coin (issue 13: no flip-flopping between names).
+    health = {(f["fault"], f["where"]): f["confidence"] for f in rec.health().faults}
+    assert health.get(("switch_stuck", label), 0.0) < 0.8
 
 
 def test_a_dead_exit_is_listed_in_health_and_does_not_stop_scoring():

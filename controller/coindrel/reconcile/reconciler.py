@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
 from ..engine import catalog
 from ..engine import BoardState, Geometry, Variants, standard_geometry
 from ..engine.core import HOLE, PAD_R
 from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
 from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior
-from .faults import EventsLost
+from .faults import EventsLost, is_persistent
 from .grouping import Group, Predictor
 from .health import HealthTracker
 from .observed import Observed, Sensors, observe_events
@@ -42,6 +43,7 @@ LIVE_MAX = 4
 # where its first coins are accounted for, so a stream of coins is scored
 # coin by coin. A coin's first event comes at least LEAD after it went in.
 STREAM_HORIZON = 2.0
+INTERMITTENT_AT_ALL = 0.5  # a physical fault that once let a coin pass is as likely intermittent as fixed
 LEAD = 0.03
 MAX_SIZE = 4  # explanations needing more new faults than this are not offered
 
@@ -92,6 +94,8 @@ class Reconciler:
         self._group: Group | None = None
         self._out: list[DropReport] = []
         self.reviser = Reviser(g)
+        self.acted: dict = {}  # persistent fault -> drops it acted on
+        self.spared: dict = {}  # and drops it could have and did not
         self._revisions: list[Revision] = []
         self._lost_at: float | None = None
 
@@ -220,7 +224,7 @@ class Reconciler:
         live = [w for w in self.worlds if w.logw >= LIVE]
         searched = min(LIVE_MAX, len(live))
         search = Search(self.physics, obs, [e for _, e in obs.entries], self.sensors, self.timing.chatter_window, self.labels,
-                        self.budget, self.timing.flip_limit, self.proven)
+                        self.budget, self.timing.flip_limit, self.proven, self._spare_cost)
         if obs.entries:
             cands = search.run(live, searched)
         else:
@@ -240,7 +244,8 @@ class Reconciler:
             # wrong now; that state was the right one.
             prev = best.world
         ok = not best.shown() and self._healthy(obs, prev)
-        found = findings(ranked, prev)
+        self._count(best)
+        found = [self._rated(f) for f in findings(ranked, prev)]
         self.worlds = next_worlds(ranked, self.geometry)
         self._prove(best)
         order = drop_times(obs, best, self.timing.chatter_window)
@@ -256,6 +261,29 @@ class Reconciler:
         if ok and all(r.ok for r in reports):
             self.timing.learn(obs)
         return reports
+
+    def _count(self, best) -> None:
+        """How often each known persistent fault acted when it could (its rate)."""
+        for f in best.shown():
+            if is_persistent(f):
+                self.acted[f] = self.acted.get(f, 0) + 1
+        for f in list(best.spared) + list(best.derivation.unshown):
+            self.spared[f] = self.spared.get(f, 0) + 1
+
+    def _spare_cost(self, fault) -> float:
+        """Log chance that a known physical fault let this coin pass (it is
+        intermittent, at the rate seen so far), as against fixed."""
+        a, q = self.acted.get(fault, 0), self.spared.get(fault, 0)
+        return math.log(INTERMITTENT_AT_ALL * (q + 1) / (a + q + 2))
+
+    def rate(self, fault) -> float | None:
+        """The share of chances ``fault`` acted on, once it was seen to miss some."""
+        a, q = self.acted.get(fault, 0), self.spared.get(fault, 0)
+        return a / (a + q) if q and a else None
+
+    def _rated(self, finding):
+        r = self.rate(finding.fault)
+        return finding if r is None else replace(finding, rate=r)
 
     def _prove(self, best) -> None:
         """Coins of the best explanation met these switches, so their pad

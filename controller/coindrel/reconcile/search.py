@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from ..engine import catalog
 from ..engine import EntrySensorDead, HallFault, Jam, PadNotHolding, SwitchStuck
 from ..engine.core import COIN, HOLE, PAD_R
-from .faults import FIXED, HALL_WAS_WRONG, PRIOR, CoinAdded, CoinRemoved, EntrySensorChatter, MovedByHand, SwitchUnseated
+from .faults import FIXED, HALL_WAS_WRONG, INTERMITTENT, PRIOR, CoinAdded, CoinRemoved, EntrySensorChatter, MovedByHand, SwitchUnseated
 from .observed import Observed, Sensors
 from .physics import Physics
 from .sensors import derive
@@ -71,7 +71,7 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("stuck", "slip", "chute", "add", "remove", "pad", "fix", "entry", "entry+rest", "unchatter", "hand", "hand_after", "cleared")
+MOVE_KINDS = ("stuck", "slip", "chute", "add", "remove", "pad", "fix", "spare", "entry", "entry+rest", "unchatter", "hand", "hand_after", "cleared")
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,7 @@ class Candidate:
     jams: frozenset = frozenset()
     removed: frozenset = frozenset()  # known faults this candidate drops (fixed)
     cleared: tuple = ()  # jammed outlets whose coins came free
+    spared: frozenset = frozenset()  # known intermittent faults that did not act this time (kept)
 
     @property
     def logp(self) -> float:
@@ -109,7 +110,7 @@ class Candidate:
         return sum(1 for m in self.moves if m.kind not in ("entry", "entry+rest", "unchatter")) + len(self.derivation.new)
 
     def new_faults(self) -> list:
-        out = [m.fault for m in self.moves if m.fault is not None and m.kind != "fix"]
+        out = [m.fault for m in self.moves if m.fault is not None and m.kind not in ("fix", "spare")]
         out.extend(self.derivation.new)
         return out
 
@@ -120,7 +121,7 @@ class Candidate:
         for a in self.trace.arrivals:  # known physical faults a coin met
             s = a >> 3
             for f in idx.at(s):
-                if isinstance(f, (SwitchStuck, PadNotHolding, Jam)) and f not in out and f not in self.removed:
+                if isinstance(f, (SwitchStuck, PadNotHolding, Jam)) and f not in out and f not in self.removed and f not in self.spared:
                     if _mattered(f, a, self):
                         out.append(f)
         return out
@@ -144,7 +145,7 @@ class Search:
     """One group's search over the live worlds."""
 
     def __init__(self, physics: Physics, obs: Observed, entries: list[int], sensors: Sensors, chatter_window: float, labels,
-                 budget: int = 1500, flip_limit: float = 0.08, proven: frozenset | set = frozenset()):
+                 budget: int = 1500, flip_limit: float = 0.08, proven: frozenset | set = frozenset(), spare_cost=None):
         self.physics = physics
         self.obs = obs
         self.entries = list(entries)
@@ -153,6 +154,7 @@ class Search:
         self.labels = labels
         self.budget = budget
         self.flip_limit = flip_limit
+        self.spare_cost = spare_cost or (lambda f: math.log(INTERMITTENT))
         self.proven = proven  # switches whose pad side a cascade has confirmed since the hall alone last set it
         self.evaluations = 0
         self.exhausted = False  # the search ran out of work before it tried everything
@@ -176,6 +178,7 @@ class Search:
         entries = list(self.entries)
         assumed: set = set()
         removed = []
+        spared = []
         cost = 0.0
         hand: dict = {}
         tipped: list = []  # coins a hand tipped off before the drop's coins came
@@ -196,8 +199,8 @@ class Search:
             elif k == "pad":
                 codes[s] ^= PAD_R
                 assumed.add(s)
-            elif k == "fix":
-                removed.append(m.fault)
+            elif k in ("fix", "spare"):
+                (removed if k == "fix" else spared).append(m.fault)
                 if isinstance(m.fault, SwitchStuck):
                     stuck.discard(s)
                 elif isinstance(m.fault, PadNotHolding):
@@ -241,14 +244,14 @@ class Search:
         if d is None:
             return trace, None
         cand = Candidate(world, moves, tuple(entries), trace, d, cost + d.cost, codes0=codes0,
-                         stuck=frozenset(stuck), slips=frozenset(slips), jams=frozenset(jams), removed=frozenset(removed))
+                         stuck=frozenset(stuck), slips=frozenset(slips), jams=frozenset(jams), removed=frozenset(removed), spared=frozenset(spared))
         self._keep(cand)
         # A hall reading ``mid`` at rest: an unseated rocker, or a drifted sensor.
         for f in d.new:
             if isinstance(f, SwitchUnseated):
                 alt = _swap(d, f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
                 self._keep(Candidate(world, moves, tuple(entries), trace, alt, cost + alt.cost, codes0=codes0,
-                                     stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed))
+                                     stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared))
         return trace, cand
 
     def _keep(self, cand: Candidate) -> None:
@@ -296,8 +299,10 @@ class Search:
                     proven = PROVEN if s in self.proven else 0.0
                     out.append(Move("pad", s, fault=HallFault(label), cost=_LOG[catalog.HALL_FAULT] + math.log(HALL_WAS_WRONG) + proven))
             for f in idx.at(s):
-                if isinstance(f, (SwitchStuck, PadNotHolding)) and ("fix", s, -1) not in taken:
+                if isinstance(f, (SwitchStuck, PadNotHolding)) and ("fix", s, -1) not in taken and ("spare", s, -1) not in taken:
                     out.append(Move("fix", s, fault=f, cost=math.log(FIXED)))
+                    # A sticky pivot or a pad that holds sometimes: it did not act on this coin.
+                    out.append(Move("spare", s, fault=f, cost=self.spare_cost(f)))
         for s, side in sorted(sides):
             if (s, side) in idx.jams:
                 out.append(Move("fix", s, side, fault=Jam(labels[s], side), cost=math.log(FIXED)))
