@@ -168,6 +168,60 @@ def fault_part(model: str, per_name: int, seed: int, out: dict, several: bool = 
     return results
 
 
+def loop_part(log_lines: list[dict]) -> dict:
+    """The event loop while the diagnosis runs on its worker (reconcile.worker):
+    a 1 ms ticker on the loop feeds the log's events at full speed and polls;
+    the longest gap between ticks is how long the loop was held up."""
+    import asyncio
+
+    from coindrel.reconcile.offline import load, reconciler_for
+    from coindrel.reconcile.worker import Diagnosis
+
+    log = load([json.dumps(d) for d in log_lines])
+    diag = Diagnosis(reconciler_for(log))
+    gaps = []
+
+    async def main():
+        events = list(log.events)
+        last = time.perf_counter()
+        reports = 0
+        for i, ev in enumerate(events):
+            diag.feed(ev)
+            reports += len(diag.poll(ev.t))
+            if i % 8 == 0:
+                await asyncio.sleep(0.001)
+                now = time.perf_counter()
+                gaps.append(now - last)
+                last = now
+        await asyncio.wrap_future(diag.flush())
+        while not diag.idle:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+        return reports + len(diag.ready())
+
+    n = asyncio.run(main())
+    diag.close()
+    return {"reports": n, "max_gap_ms": max(gaps) * 1000.0, "p99_gap_ms": pct(gaps, 0.99) * 1000.0}
+
+
+def reference_ms() -> float:
+    """A reference measured in the same run: ms for 1,000 single-coin engine
+    predictions on a half-full random board (the machine's speed now)."""
+    from coindrel.engine import BoardState, drop, standard_geometry
+
+    g = standard_geometry()
+    rng = random.Random(3)
+    s = BoardState.empty(g)
+    for _ in range(30):
+        s = drop(s, [rng.randrange(8)]).board
+    t = time.perf_counter()
+    for i in range(1000):
+        drop(s, [i % 8])
+    return (time.perf_counter() - t) * 1000.0
+
+
 def stream_part(seconds: float, out: dict) -> dict:
     log, truth = board2_healthy(4242, drops=int(seconds * 4), stream=4.0)
     records, times, work = reconcile_lines(log)
@@ -188,7 +242,8 @@ def summary(results: dict) -> dict:
     return rows
 
 
-def print_model(model: str, h: dict, rows: dict, stream: dict | None, out: dict, several: dict | None) -> None:
+def print_model(model: str, h: dict, rows: dict, stream: dict | None, out: dict, several: dict | None, loop: dict | None = None,
+                ref: float = 0.0) -> None:
     print(f"\n### {model}\n")
     print(f"healthy: {h['coins']} drops, {h['false_alarms']} false alarms, {h['unmatched']} coins without a record, "
           f"{h['extra_records']} extra drop records")
@@ -202,7 +257,11 @@ def print_model(model: str, h: dict, rows: dict, stream: dict | None, out: dict,
         a = several["all"]
         print(f"\nseveral faults at once: {a['n']} runs, flagged {a['flagged']:.0%}, first-ranked (incl. revisions) {a['top1']:.0%}, listed {a['listed']:.0%}")
     t = out["times"]
-    print(f"\ndiagnosis time per group (ms, in process): p50 {pct(t, 0.5):.2f}, p99 {pct(t, 0.99):.1f}, max {max(t):.1f} over {len(t)}")
+    print(f"\ndiagnosis time per group (ms, in process): p50 {pct(t, 0.5):.2f}, p99 {pct(t, 0.99):.1f}, max {max(t):.1f} over {len(t)}"
+          f"; reference (1,000 engine drops) {ref:.1f} ms, so max = {max(t) / ref:.1f}x the reference")
+    if loop:
+        print(f"event loop with the diagnosis on its worker, several faults: longest stall {loop['max_gap_ms']:.1f} ms "
+              f"(p99 {loop['p99_gap_ms']:.1f} ms), {loop['reports']} reports")
     if out["work"]:
         print(f"work per diagnosis (engine evaluations): p50 {pct(out['work'], 0.5)}, max {max(out['work'])}")
     if stream:
@@ -224,7 +283,10 @@ def main(argv=None) -> int:
         rows = summary(fault_part(model, per_name, a.seed, out))
         several = summary(fault_part(model, max(1, per_name // 2), a.seed + 7, out, several=True))
         stream = stream_part(100.0 if a.full else 40.0, out) if model == "board2" else None
-        print_model(model, h, rows, stream, out, several)
+        heavy = board2_fault(99, [("switch_stuck", "R3S4", 8, 1.0, {}), ("exit_sensor_dead", "exit 7", 8, 1.0, {}),
+                                  ("hall_fault", "R2S3", 9, 1.0, {"mode": "frozen"}), ("jam", "R4S2 left outlet", 10, 1.0, {})])[0]
+        loop = loop_part(heavy) if model == "board2" else None
+        print_model(model, h, rows, stream, out, several, loop, reference_ms())
     print(f"\n(wall {time.perf_counter() - wall:.0f} s)")
     return 0
 

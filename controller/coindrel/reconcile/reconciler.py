@@ -65,7 +65,7 @@ class Reconciler:
         sensors: Sensors | None = None,
         timing: Timing | None = None,
         expect_drops: bool = True,
-        budget: int = 1500,
+        budget: int = 400,
     ):
         if isinstance(state, BoardState):
             geometry = geometry or state.geometry

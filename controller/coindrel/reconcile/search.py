@@ -99,6 +99,7 @@ class Candidate:
     removed: frozenset = frozenset()  # known faults this candidate drops (fixed)
     cleared: tuple = ()  # jammed outlets whose coins came free
     spared: frozenset = frozenset()  # known intermittent faults that did not act this time (kept)
+    _shown: list | None = field(default=None, repr=False, compare=False)
 
     @property
     def logp(self) -> float:
@@ -116,6 +117,11 @@ class Candidate:
 
     def shown(self) -> list:
         """Every fault this explanation uses to account for the drop."""
+        if self._shown is None:
+            self._shown = self._find_shown()
+        return list(self._shown)
+
+    def _find_shown(self) -> list:
         out = list(dict.fromkeys(self.new_faults() + list(self.derivation.exercised)))
         idx = self.world.index
         for a in self.trace.arrivals:  # known physical faults a coin met
@@ -145,7 +151,7 @@ class Search:
     """One group's search over the live worlds."""
 
     def __init__(self, physics: Physics, obs: Observed, entries: list[int], sensors: Sensors, chatter_window: float, labels,
-                 budget: int = 1500, flip_limit: float = 0.08, proven: frozenset | set = frozenset(), spare_cost=None):
+                 budget: int = 400, flip_limit: float = 0.08, proven: frozenset | set = frozenset(), spare_cost=None):
         self.physics = physics
         self.obs = obs
         self.entries = list(entries)

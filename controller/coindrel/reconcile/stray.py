@@ -108,6 +108,7 @@ def jam_candidates(search: Search, world) -> None:
             cand.cleared = ((s, side),)
             if Jam(label, side) in world.faults:
                 cand.removed = frozenset({Jam(label, side)})
+                cand._shown = None
 
 
 def _finish(search: Search, world, moves: tuple, trace: Trace, hand: dict, codes0: bytes):
