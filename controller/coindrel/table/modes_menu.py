@@ -4,7 +4,7 @@ the history and the lessons (mixed into ``TableFlow``)."""
 from __future__ import annotations
 
 from ..display import LessonView, MenuItem, MenuView
-from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
+from ..buttons import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from .setupmenu import HISTORY, LESSONS, PLAYER1, PLAYER2, RULES, START, NameEditor
 
 

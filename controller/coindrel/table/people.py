@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..ai import player_by_name
 from ..engine import PHASE_TURN
-from ..io import BACK, PREV, SELECT
+from ..buttons import BACK, PREV, SELECT
 from .restore import Hand, HandStep
 from .setupmenu import START
 

@@ -53,7 +53,7 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
     log.info("coindrel table: %s (board source %s)", status_text(table.flow.match), board.source)
     feeder = WatchdogFeeder.from_env(notifier, healthy=lambda: table.healthy)
     watchdog = feeder.start() if feeder is not None else None
-    polling = asyncio.create_task(_poll_inputs(inputs)) if inputs is not None else None
+    polling = asyncio.create_task(_poll_inputs(inputs, loop)) if inputs is not None else None
     try:
         await table.run(actions, stop)
     finally:
@@ -73,13 +73,23 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
     return 0
 
 
-async def _poll_inputs(inputs) -> None:
-    """Holds and auto-repeat need a look at the keys now and then."""
+async def _poll_inputs(inputs, loop) -> None:
+    """Holds and auto-repeat need a look at the keys while one is down; with
+    every key up, nothing is polled until one goes down (an idle table sleeps)."""
+    down = asyncio.Event()
+    inputs.keypad.wakeup = lambda: loop.call_soon_threadsafe(down.set)
     while True:
         inputs.poll(time.monotonic())
         deadline = inputs.next_deadline()
-        wait = 0.05 if deadline is None else max(0.005, min(0.05, deadline - time.monotonic()))
-        await asyncio.sleep(wait)
+        if deadline is None:
+            down.clear()
+            if inputs.next_deadline() is None:  # no key went down in between
+                try:
+                    await asyncio.wait_for(down.wait(), 60.0)
+                except asyncio.TimeoutError:
+                    pass
+            continue
+        await asyncio.sleep(max(0.005, min(0.05, deadline - time.monotonic())))
 
 
 def run_service(settings: Settings) -> int:
