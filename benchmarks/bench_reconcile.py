@@ -1,63 +1,61 @@
-"""Reconciler benchmark: false alarms, fault detection and diagnosis, speed.
+"""Reconciler benchmark on two board models: the project's virtual board
+(coindrel.virtual) and the independently written second model
+(benchmarks/models/board2). Every log goes through ``coindrel reconcile``'s
+own line writer; ``scoring.py`` sees only those JSON lines and the truth.
 
-    PYTHONPATH=controller python benchmarks/bench_reconcile.py            # the full run (a few minutes)
-    PYTHONPATH=controller python benchmarks/bench_reconcile.py --quick    # a smaller one
-    ... --source virtual                                                  # logs from the virtual board
+    PYTHONPATH=controller python benchmarks/bench_reconcile.py           # quick (about two minutes)
+    PYTHONPATH=controller python benchmarks/bench_reconcile.py --full    # >= 50,000 healthy drops per model
 
-Healthy part: whole simulated matches (computer players, realistic timing
-jitter, players sometimes dropping before the last cascade ended, some on
-the Holes variant and on the mirrored board): every drop must reconcile ok.
+Figures (issue 13's "Done when"):
 
-Fault part: for every fault type at many places, one match with the fault
-injected after drop 10 (persistent faults fixed 20 drops later). Scored:
-
-- flagged: the first evidence of the fault (the first drop whose sensors
-  differ from the same match without the fault, or the events the fault
-  itself made outside drops) is reported as a mismatch;
-- top-1: the first diagnosis names the right fault and place, counted where
-  every simplest explanation the reconciler found contains the true fault
-  (the evidence tells it apart); listed: where it does not, the true fault is
-  among the diagnoses;
-- drops to confidence: drops the fault affected until the reconciler is
-  >= 80% sure of it (persistent faults);
-- false alarms: mismatches on drops no fault affected (before, after a fix,
-  after a one-off was explained);
-- p99 diagnosis time per reconciled group.
-
-Prints a Markdown table (docs/reconciler.md has the last figures).
+- false alarms over healthy drops (doubles in one entry, hesitating coins,
+  overlapping turns included), and records for every coin;
+- faults flagged on their first wrong drop; first-ranked explanation right
+  (counting revision records among the next five flagged or revised
+  records); right one listed; per fault name, intermittent faults included;
+- diagnosis time per record (in process): p50, p99, max, also with several
+  faults at once; the work each diagnosis did (evaluations, deterministic);
+- a continuous 4-coins-a-second stream: coins scored.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import statistics
+import json
+import random
 import sys
 import time
 from collections import defaultdict
+from pathlib import Path
 
-from coindrel.engine import BoardState, MatchRandom, Variants, geometry_by_name
-from coindrel.reconcile import Reconciler
-from coindrel.reconcile.sbench import FIX_AFTER, INJECT_AT, KINDS, ONE_OFF, make_injection, places, score_run, state_at
-from coindrel.reconcile.synth import match_entries, synthesize
-from coindrel.reconcile.world import marginals
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-def reconcile(run, geometry, start, variants=Variants()):
-    """Feed a run's events as the daemon would; returns (reports, confidence
-    track: after each batch, (last drop number, marginals))."""
-    rec = Reconciler(geometry, start, variants)
-    reports, track = [], []
-    for ev in run.events:
-        rec.feed(ev)
-        batch = rec.poll(ev.t)
-        if batch:
-            reports.extend(batch)
-            track.append((len(reports), marginals(rec.worlds)))
-    batch = rec.flush()
-    if batch:
-        reports.extend(batch)
-        track.append((len(reports), marginals(rec.worlds)))
-    return rec, reports, track
+from benchmarks import scoring  # noqa: E402
+from benchmarks.models.board2 import Session  # noqa: E402
+from benchmarks.models.board2.board import Geometry  # noqa: E402
+
+NAMES = ("switch_stuck", "pad_not_holding", "jam", "hall_fault", "switch_unseated", "exit_sensor_dead", "entry_sensor_dead",
+         "exit_sensor_chatter", "entry_sensor_chatter", "moved_by_hand", "coin_added", "coin_removed")
+INTERMITTENT = ("switch_stuck", "pad_not_holding", "exit_sensor_dead", "entry_sensor_dead", "exit_sensor_chatter", "entry_sensor_chatter")
+HALL_MODES = ("frozen", "drift", "inverted")
+
+
+def reconcile_lines(log_lines: list[dict]) -> tuple[list[dict], list[float], list[int]]:
+    """``coindrel reconcile`` on a log: its JSON lines, and per diagnosis the time and work."""
+    from coindrel.reconcile.offline import load, reconcile_log
+
+    log = load([json.dumps(d) for d in log_lines])
+    rec, reports = reconcile_log(log)
+    records, times, work = [], [], []
+    seen = set()
+    for r in reports:
+        records.append(r.to_json())
+        key = getattr(r, "t_end", None)
+        if key not in seen and getattr(r, "search_ms", None) is not None:
+            seen.add(key)
+            times.append(r.search_ms)
+            work.append(getattr(r, "work", 0))
+    return records, times, work
 
 
 def pct(values, q):
@@ -67,206 +65,231 @@ def pct(values, q):
     return v[min(len(v) - 1, int(q * len(v)))]
 
 
-# -- healthy matches ------------------------------------------------------------
+# -- the two models -----------------------------------------------------------------
 
 
-def healthy(matches: int, seed: int, overlap: float = 0.15) -> dict:
-    standard = geometry_by_name("standard")
-    mirrored = standard.mirrored()
-    drops = mismatches = strays = count_errors = 0
-    times = []
-    wall = time.perf_counter()
-    rng = MatchRandom(seed)
+def board2_place(name: str, rng: random.Random) -> str:
+    g = Geometry()
+    if name == "jam":
+        return f"{rng.choice(g.switches).label} {rng.choice(('left', 'right'))} outlet"
+    if name.startswith("exit"):
+        return f"exit {rng.randrange(16) + 1}"
+    if name.startswith("entry"):
+        return f"entry {rng.randrange(8) + 1}"
+    return rng.choice(g.switches).label
+
+
+def board2_healthy(seed: int, drops: int = 70, stream: float | None = None):
+    return Session(seed, drops=drops, stream=stream).run()
+
+
+def board2_fault(seed: int, faults: list):
+    return Session(seed, drops=45, faults=faults).run()
+
+
+def virtual_healthy(seed: int):
+    from benchmarks.models.virtual_runs import run_virtual
+
+    log, truth = run_virtual(seed, holes=(seed % 4 == 3))
+    return log, scoring.virtual_truth(truth, log[1:])
+
+
+def virtual_fault(seed: int, specs: list):
+    from benchmarks.models.virtual_runs import run_virtual
+
+    log, truth = run_virtual(seed, specs)
+    return log, scoring.virtual_truth(truth, log[1:])
+
+
+def virtual_spec(name: str, where: str, t: float, rate: float, mode: str | None) -> str:
+    text = f"{name}@{where},t={t}"
+    if mode:
+        text += f",mode={'stuck' if mode == 'frozen' else mode}"
+    if rate < 1.0 and name in ("exit_sensor_dead", "entry_sensor_dead", "exit_sensor_chatter", "entry_sensor_chatter"):
+        text += f",chance={rate}"
+    return text
+
+
+# -- parts ----------------------------------------------------------------------------
+
+
+def healthy_part(model: str, runs: int, seed: int, out: dict) -> dict:
+    h = defaultdict(int)
     examples = []
-    for m in range(matches):
-        variants = Variants(holes=rng.random() < 0.25)
-        g = mirrored if rng.random() < 0.1 else standard
-        start = BoardState.random(MatchRandom(seed * 7919 + m), g, holes=variants.holes)
-        start, entries = match_entries(seed * 1000 + m, start, variants=variants)
-        run = synthesize(start, entries, (), seed=seed * 1000 + m, overlap=overlap, variants=variants)
-        _, reports, _ = reconcile(run, g, start, variants)
-        numbered = [r for r in reports if r.drop is not None]
-        drops += len(run.drops)
-        count_errors += len(numbered) != len(run.drops)
-        bad = [r for r in reports if not r.ok]
-        mismatches += sum(1 for r in bad if r.drop is not None)
-        strays += sum(1 for r in reports if r.drop is None)
-        if bad and len(examples) < 3:
-            examples.append((m, bad[0].to_json()))
-        times.extend(r.search_ms for r in reports)
-    return {
-        "matches": matches, "drops": drops, "mismatches": mismatches, "outside": strays, "count_errors": count_errors,
-        "p50_ms": pct(times, 0.5), "p99_ms": pct(times, 0.99), "max_ms": max(times) if times else 0.0,
-        "wall_s": time.perf_counter() - wall, "examples": examples, "times": times,
-    }
+    for i in range(runs):
+        log, truth = board2_healthy(seed * 1000 + i) if model == "board2" else virtual_healthy(seed * 1000 + i)
+        records, times, work = reconcile_lines(log)
+        s = scoring.score_healthy(records, truth)
+        for k in ("coins", "clean", "false_alarms", "unmatched", "extra_records"):
+            h[k] += s[k]
+        examples += s["examples"][: max(0, 2 - len(examples))]
+        out["times"] += times
+        out["work"] += work
+    h["examples"] = examples
+    return h
 
 
-# -- fault runs --------------------------------------------------------------------
+def fault_cases(per_name: int, seed: int):
+    rng = random.Random(seed)
+    for name in NAMES:
+        for k in range(per_name):
+            rate = 0.5 if name in INTERMITTENT and k % 2 else 1.0
+            mode = HALL_MODES[k % 3] if name == "hall_fault" else None
+            yield name, rate, mode, rng.randrange(1 << 30)
 
-def fault_runs(seed: int, per_kind: int | None, kinds=KINDS) -> tuple[dict, list]:
-    g = geometry_by_name("standard")
+
+def fault_part(model: str, per_name: int, seed: int, out: dict, several: bool = False) -> dict:
     results = defaultdict(list)
-    times = []
-    for kind in kinds:
-        ps = places(kind, g)
-        if per_kind:
-            rng = MatchRandom(seed + len(kind))
-            ps = [ps[rng.randbelow(len(ps))] for _ in range(per_kind)] if per_kind < len(ps) else ps
-        for i, place in enumerate(ps):
-            for attempt in range(6):
-                mseed = seed * 100_000 + sum(map(ord, kind)) % 1000 * 100 + i * 7 + attempt
-                start, entries = match_entries(mseed)
-                entries = entries[: INJECT_AT + FIX_AFTER + 12]
-                inj = make_injection(kind, place, state_at(start, entries, INJECT_AT))
-                if inj is None:
-                    continue
-                run = synthesize(start, entries, [inj], seed=mseed)
-                rec, reports, track = reconcile(run, g, start)
-                times.extend(r.search_ms for r in reports)
-                res = score_run(kind, inj, run, reports, track)
-                if res.get("exercised") or attempt == 5:
-                    results[kind].append(res)
-                    break
-    return results, times
+    for name, rate, mode, s in fault_cases(per_name, seed):
+        rng = random.Random(s)
+        for attempt in range(6):  # a place this run exercises
+            where = board2_place(name, rng)
+            if model == "board2":
+                faults = [(name, where, 12, rate, {"mode": mode} if mode else {})]
+                if several:
+                    other = rng.choice([n for n in NAMES if n not in (name,)])
+                    faults.append((other, board2_place(other, rng), 12, 1.0, {"mode": "frozen"} if other == "hall_fault" else {}))
+                log, truth = board2_fault(s + attempt, faults)
+            else:
+                specs = [virtual_spec(name, where, 25.0, rate, mode)]
+                if several:
+                    other = rng.choice([n for n in NAMES if n not in (name,)])
+                    specs.append(virtual_spec(other, board2_place(other, rng), 25.0, 1.0, None))
+                log, truth = virtual_fault(s + attempt, specs)
+            records, times, work = reconcile_lines(log)
+            res = scoring.score_faults(records, truth)
+            mine = [r for r in res if r["fault"] == name and r["where"] == where]
+            if mine and mine[0]["exercised"]:
+                out["times"] += times
+                out["work"] += work
+                label = name + (f" ({mode})" if mode else "") + (" rate 0.5" if rate < 1 else "")
+                results[label].append(mine[0])
+                break
+    return results
 
 
-def virtual_fault_runs(seed: int, per_kind: int | None, kinds=KINDS) -> tuple[dict, list]:
-    """The same fault types and places on the virtual board (its own physics,
-    hub model and fault injection): the fault starts at 20 s of a match and,
-    when persistent, stays to the end of the match."""
-    from coindrel.reconcile import vbench
+def loop_part(log_lines: list[dict]) -> dict:
+    """The event loop while the diagnosis runs on its worker (reconcile.worker):
+    a 1 ms ticker on the loop feeds the log's events at full speed and polls;
+    the longest gap between ticks is how long the loop was held up."""
+    import asyncio
 
-    g = geometry_by_name("standard")
-    results = defaultdict(list)
-    times = []
-    for kind in kinds:
-        ps = places(kind, g)
-        if per_kind and per_kind < len(ps):
-            rng = MatchRandom(seed + len(kind))
-            ps = [ps[rng.randbelow(len(ps))] for _ in range(per_kind)]
-        for i, place in enumerate(ps):
-            for attempt in range(4):
-                mseed = seed * 100_000 + sum(map(ord, kind)) % 1000 * 100 + i * 7 + attempt
-                spec = vbench.spec_text(kind, place, 20.0, None)
-                header, events, truth = vbench.run_virtual(mseed, [spec])
-                rec, reports, track = vbench.reconcile_virtual(header, events)
-                times.extend(r.search_ms for r in reports)
-                res = vbench.score(kind, truth, reports, track)
-                if res.get("exercised") or attempt == 3:
-                    results[kind].append(res)
-                    break
-    return results, times
+    from coindrel.reconcile.offline import load, reconciler_for
+    from coindrel.reconcile.worker import Diagnosis
+
+    log = load([json.dumps(d) for d in log_lines])
+    diag = Diagnosis(reconciler_for(log))
+    gaps = []
+
+    async def main():
+        events = list(log.events)
+        last = time.perf_counter()
+        reports = 0
+        for i, ev in enumerate(events):
+            diag.feed(ev)
+            reports += len(diag.poll(ev.t))
+            if i % 8 == 0:
+                await asyncio.sleep(0.001)
+                now = time.perf_counter()
+                gaps.append(now - last)
+                last = now
+        await asyncio.wrap_future(diag.flush())
+        while not diag.idle:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+        return reports + len(diag.ready())
+
+    n = asyncio.run(main())
+    diag.close()
+    return {"reports": n, "max_gap_ms": max(gaps) * 1000.0, "p99_gap_ms": pct(gaps, 0.99) * 1000.0}
 
 
-def summarise(results: dict) -> list[dict]:
-    rows = []
-    for kind in KINDS:
-        rs = results.get(kind, [])
-        ex = [r for r in rs if r.get("exercised")]
-        fl = [r for r in ex if r.get("flagged")]
-        tell = [r for r in fl if r.get("tellable")]
-        untell = [r for r in fl if not r.get("tellable")]
-        conf = [r["to_confidence"] for r in ex if "to_confidence" in r]
-        finite = [c for c in conf if c != math.inf]
-        twin = [r.get("to_confidence_twins", math.inf) for r in ex if "to_confidence" in r]
-        clean = sum(r.get("clean", 0) for r in rs)
-        fa = sum(r.get("false_alarms", 0) for r in rs)
-        rows.append({
-            "caught": sum(1 for r in ex if r.get("caught")) / len(ex) if ex else float("nan"),
-            "before": sum(r.get("false_alarms_before", 0) for r in rs),
-            "kind": kind, "runs": len(rs), "exercised": len(ex),
-            "flagged": len(fl) / len(ex) if ex else float("nan"),
-            "top1": sum(r["top1"] for r in tell) / len(tell) if tell else float("nan"), "tellable": len(tell),
-            "listed": sum(r["listed"] for r in untell) / len(untell) if untell else float("nan"), "untellable": len(untell),
-            "conf_median": statistics.median(finite) if finite else float("nan"),
-            "conf_never": sum(1 for c in conf if c == math.inf), "conf_n": len(conf),
-            "twin_never": sum(1 for c in twin if c == math.inf),
-            "false_alarms": fa, "clean": clean,
-            "count_errors": sum(1 for r in rs if r.get("count_error")),
-        })
+def reference_ms() -> float:
+    """A reference measured in the same run: ms for 1,000 single-coin engine
+    predictions on a half-full random board (the machine's speed now)."""
+    from coindrel.engine import BoardState, drop, standard_geometry
+
+    g = standard_geometry()
+    rng = random.Random(3)
+    s = BoardState.empty(g)
+    for _ in range(30):
+        s = drop(s, [rng.randrange(8)]).board
+    t = time.perf_counter()
+    for i in range(1000):
+        drop(s, [i % 8])
+    return (time.perf_counter() - t) * 1000.0
+
+
+def stream_part(seconds: float, out: dict) -> dict:
+    log, truth = board2_healthy(4242, drops=int(seconds * 4), stream=4.0)
+    records, times, work = reconcile_lines(log)
+    s = scoring.score_healthy(records, truth)
+    out["times"] += times
+    return {"coins": s["coins"], "scored": s["coins"] - s["unmatched"], "false_alarms": s["false_alarms"]}
+
+
+# -- printing ---------------------------------------------------------------------------
+
+
+def summary(results: dict) -> dict:
+    allr = [r for rs in results.values() for r in rs]
+    def share(rs, k):
+        return sum(1 for r in rs if r.get(k)) / len(rs) if rs else float("nan")
+    rows = {label: {k: share(rs, k) for k in ("flagged", "top1_first", "top1", "listed")} | {"n": len(rs)} for label, rs in sorted(results.items())}
+    rows["all"] = {k: share(allr, k) for k in ("flagged", "top1_first", "top1", "listed")} | {"n": len(allr)}
     return rows
 
 
-def fmt(v, kind="pct"):
-    if isinstance(v, float) and math.isnan(v):
-        return "–"
-    if kind == "pct":
-        return f"{100 * v:.0f}%"
-    return f"{v:g}"
-
-
-def print_healthy(title: str, h: dict) -> None:
-    print(f"## {title} ({h['matches']} matches, {h['drops']} drops, {h.get('wall_s', 0):.1f} s)\n")
-    print("| drops | mismatches | reports outside drops | drop-count errors | diagnosis p50 | p99 | max |")
-    print("|---|---|---|---|---|---|---|")
-    t = h["times"]
-    print(f"| {h['drops']} | {h['mismatches']} | {h['outside']} | {h['count_errors']} | "
-          f"{pct(t, 0.5):.2f} ms | {pct(t, 0.99):.2f} ms | {max(t) if t else 0:.1f} ms |\n")
-    for m, ex in h["examples"]:
-        print(f"example false alarm (match {m}): {ex}", file=sys.stderr)
-
-
-def print_faults(title: str, rows: list, wall: float, virtual: bool) -> None:
-    print(f"## {title} ({sum(r['runs'] for r in rows)} runs, {wall:.1f} s)\n")
-    extra = " | named in a mismatch at some drop | alarms before the fault" if virtual else ""
-    print("| fault | runs (exercised) | first wrong drop flagged | top-1 right (tellable) | true fault listed (not tellable) "
-          f"| drops to >=80% sure (median; never) | false alarms / clean drops{extra} |")
-    print("|---|---|---|---|---|---|---|" + ("---|---|" if virtual else ""))
-    for r in rows:
-        if not r["runs"]:
-            continue
-        conf = "one-off" if r["kind"] in ONE_OFF else f"{fmt(r['conf_median'], 'n')}; {r['conf_never']}/{r['conf_n']}"
-        if r["kind"] not in ONE_OFF and r["twin_never"] != r["conf_never"]:
-            conf += f" ({r['twin_never']} with its twin)"
-        tail = f" | {fmt(r['caught'])} | {r['before']}" if virtual else ""
-        print(f"| {r['kind']} | {r['runs']} ({r['exercised']}) | {fmt(r['flagged'])} | {fmt(r['top1'])} ({r['tellable']}) "
-              f"| {fmt(r['listed'])} ({r['untellable']}) | {conf} | {r['false_alarms']} / {r['clean']}{tail} |")
-    print()
+def print_model(model: str, h: dict, rows: dict, stream: dict | None, out: dict, several: dict | None, loop: dict | None = None,
+                ref: float = 0.0) -> None:
+    print(f"\n### {model}\n")
+    print(f"healthy: {h['coins']} drops, {h['false_alarms']} false alarms, {h['unmatched']} coins without a record, "
+          f"{h['extra_records']} extra drop records")
+    for e in h["examples"]:
+        print("  e.g.", json.dumps({k: e.get(k) for k in ("drop", "t", "entry", "verdict", "diagnosis")})[:300])
+    print("\n| fault | runs | flagged on first wrong drop | first-ranked right | ... incl. revisions | listed |")
+    print("|---|---|---|---|---|---|")
+    for label, r in rows.items():
+        print(f"| {label} | {r['n']} | {r['flagged']:.0%} | {r['top1_first']:.0%} | {r['top1']:.0%} | {r['listed']:.0%} |")
+    if several:
+        a = several["all"]
+        print(f"\nseveral faults at once: {a['n']} runs, flagged {a['flagged']:.0%}, first-ranked (incl. revisions) {a['top1']:.0%}, listed {a['listed']:.0%}")
+    t = out["times"]
+    print(f"\ndiagnosis time per group (ms, in process): p50 {pct(t, 0.5):.2f}, p99 {pct(t, 0.99):.1f}, max {max(t):.1f} over {len(t)}"
+          f"; reference (1,000 engine drops) {ref:.1f} ms, so max = {max(t) / ref:.1f}x the reference")
+    if loop:
+        print(f"event loop with the diagnosis on its worker, several faults: longest stall {loop['max_gap_ms']:.1f} ms "
+              f"(p99 {loop['p99_gap_ms']:.1f} ms), {loop['reports']} reports")
+    if out["work"]:
+        print(f"work per diagnosis (engine evaluations): p50 {pct(out['work'], 0.5)}, max {max(out['work'])}")
+    if stream:
+        print(f"4 coins/s stream: {stream['scored']} of {stream['coins']} coins scored, {stream['false_alarms']} false alarms")
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="100 healthy matches, 12 places per fault type")
-    ap.add_argument("--matches", type=int, default=None, help="healthy matches (default 1000)")
-    ap.add_argument("--places", type=int, default=None, help="places per fault type (default: every place)")
+    ap.add_argument("--full", action="store_true", help="the full run: >= 50,000 healthy drops per model, 24 runs per fault name")
+    ap.add_argument("--model", choices=("virtual", "board2", "both"), default="both")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--source", choices=("synth", "virtual", "both"), default="both",
-                    help="synth: the reconciler's own generator; virtual: the virtual board (coindrel.virtual)")
-    ap.add_argument("--skip-healthy", action="store_true")
-    ap.add_argument("--skip-faults", action="store_true")
-    ap.add_argument("--overlap", type=float, default=0.15, help="chance a healthy drop comes before the last cascade ended")
-    ap.add_argument("--kinds", default=None, help="comma-separated fault types to run")
-    args = ap.parse_args(argv)
-    matches = args.matches or (100 if args.quick else 1000)
-    per_kind = args.places or (12 if args.quick else None)
-    kinds = args.kinds.split(",") if args.kinds else KINDS
-    all_times = []
-    sources = ("synth", "virtual") if args.source == "both" else (args.source,)
-    for source in sources:
-        name = "synthetic board (reconcile.synth)" if source == "synth" else "virtual board (coindrel.virtual)"
-        if not args.skip_healthy:
-            t0 = time.perf_counter()
-            if source == "synth":
-                h = healthy(matches, args.seed, args.overlap)
-            else:
-                from coindrel.reconcile.vbench import healthy_virtual
-
-                h = healthy_virtual(matches, args.seed, args.overlap)
-            h["wall_s"] = time.perf_counter() - t0
-            all_times += h["times"]
-            print_healthy(f"Healthy, {name}", h)
-        if args.skip_faults:
-            continue
-        t0 = time.perf_counter()
-        results, times = (fault_runs if source == "synth" else virtual_fault_runs)(args.seed, per_kind, kinds)
-        all_times += times
-        print_faults(f"Faults, {name}", summarise(results), time.perf_counter() - t0, source == "virtual")
-    if not all_times:
-        return 0
-    print(f"Diagnosis time per reconciled group over every run: p50 {pct(all_times, 0.5):.2f} ms, "
-          f"p99 {pct(all_times, 0.99):.2f} ms, max {max(all_times):.1f} ms ({len(all_times)} groups).")
+    a = ap.parse_args(argv)
+    healthy_runs = {"board2": 720, "virtual": 950} if a.full else {"board2": 30, "virtual": 12}
+    per_name = 24 if a.full else 4
+    wall = time.perf_counter()
+    for model in (("virtual", "board2") if a.model == "both" else (a.model,)):
+        out = {"times": [], "work": []}
+        h = healthy_part(model, healthy_runs[model], a.seed, out)
+        rows = summary(fault_part(model, per_name, a.seed, out))
+        several = summary(fault_part(model, max(1, per_name // 2), a.seed + 7, out, several=True))
+        stream = stream_part(100.0 if a.full else 40.0, out) if model == "board2" else None
+        heavy = board2_fault(99, [("switch_stuck", "R3S4", 8, 1.0, {}), ("exit_sensor_dead", "exit 7", 8, 1.0, {}),
+                                  ("hall_fault", "R2S3", 9, 1.0, {"mode": "frozen"}), ("jam", "R4S2 left outlet", 10, 1.0, {})])[0]
+        loop = loop_part(heavy) if model == "board2" else None
+        print_model(model, h, rows, stream, out, several, loop, reference_ms())
+    print(f"\n(wall {time.perf_counter() - wall:.0f} s)")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

@@ -16,7 +16,8 @@ def test_reconcile_writes_one_line_per_drop(capsys):
     bad = [d for d in lines if d["verdict"] == "mismatch"]
     assert bad and bad[0]["diagnosis"][0]["fault"] == "exit_sensor_dead"
     for d in lines:
-        assert set(d) == {"drop", "entry", "entry_seen", "t", "expected", "observed", "verdict", "diagnosis", "state"}
+        assert set(d) == {"drop", "entry", "entry_seen", "t", "t_end", "expected", "observed", "verdict", "diagnosis", "state"}
+        assert d["t_end"] >= d["t"]
         assert 1 <= d["entry"] <= 8 and all(1 <= x <= 16 for x in d["observed"]["exits"])
 
 

@@ -18,7 +18,7 @@ from coindrel.engine import (
     standard_geometry,
 )
 from coindrel.reconcile.faults import CoinRemoved, EntrySensorChatter, ExitSensorChatter, MovedByHand, SwitchUnseated
-from coindrel.reconcile.synth import INJECT_BEFORE, Injection, match_entries, synthesize
+from benchmarks.models.synth import INJECT_BEFORE, Injection, match_entries, synthesize
 from coindrel.reconcile.world import marginals
 
 from .helpers import keys, reconcile_run
@@ -107,6 +107,12 @@ def test_each_fault_is_flagged_and_named(cls, kind, k):
     run = synthesize(start, entries, [inj], seed=100 + k)
     rec, reports = reconcile_run(run, start)
     r = first_evidence(run, reports, inj)
+    if cls is EntrySensorChatter and r.ok:
+        # Two breaks whose cascade is what one coin does and also what two do
+        # (the second came to rest unseen on the entry's pad) are two coins
+        # (sensing.md section 4); the next drop through that entry tells.
+        assert r.observed_flips == r.expected_flips and r.observed_exits == r.expected_exits
+        r = next(x for x in reports if x.t > r.t and not x.ok)
     assert not r.ok
     assert (inj.fault.name, inj.fault.where) in keys(r) or (cls is SwitchUnseated and ("hall_fault", inj.fault.where) in keys(r))
     # Every report before the fault is ok.
@@ -136,7 +142,11 @@ def test_a_stuck_switch_gains_confidence_and_after_the_fix_drops_are_ok():
     assert confs and max(confs) > 0.95
     later = [r for r in reports if r.drop and r.t > run.drops[31].t]
     assert later and all(r.ok for r in later)
-    assert ("switch_stuck", label) not in {(f["fault"], f["where"]) for f in rec.health().faults}
+    # A rocker that stuck on every coin and then let one pass may be
+    # intermittent rather than fixed: its confidence falls, it is not dropped
+    # on the first good coin (issue 13: no flip-flopping between names).
+    health = {(f["fault"], f["where"]): f["confidence"] for f in rec.health().faults}
+    assert health.get(("switch_stuck", label), 0.0) < 0.8
 
 
 def test_a_dead_exit_is_listed_in_health_and_does_not_stop_scoring():

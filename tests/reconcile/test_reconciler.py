@@ -136,7 +136,7 @@ def test_without_hall_sensors_positions_are_not_checked():
 
 
 def test_timing_is_learned_from_ok_drops():
-    from coindrel.reconcile.synth import match_entries, synthesize
+    from benchmarks.models.synth import match_entries, synthesize
 
     start, entries = match_entries(4)
     run = synthesize(start, entries[:12], seed=4)

@@ -6,7 +6,7 @@ from collections import Counter
 from coindrel.engine import BoardState, SwitchStuck, drop
 from coindrel.events import EntryEvent, ExitEvent, SwitchEvent
 from coindrel.reconcile.faults import ExitSensorChatter
-from coindrel.reconcile.synth import Injection, match_entries, synthesize
+from benchmarks.models.synth import Injection, match_entries, synthesize
 
 
 def test_events_follow_the_physical_facts():

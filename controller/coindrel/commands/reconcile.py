@@ -48,7 +48,7 @@ def run(args) -> int:
     out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
     try:
         for report in reports:
-            if args.only_mismatches and report.ok:
+            if args.only_mismatches and report.verdict == "ok":
                 continue
             out.write(json.dumps(report.to_json()) + "\n")
         out.flush()

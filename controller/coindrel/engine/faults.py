@@ -13,7 +13,11 @@ cost a command's start more than the whole engine (issue 15).
 
 from __future__ import annotations
 
+from . import catalog
 from .core import EngineError, entry_label, exit_label
+
+
+BY_NAME: dict = {}  # fault name -> its class (engine and reconciler faults register here)
 
 
 class Fault:
@@ -63,6 +67,11 @@ class Fault:
         for k, v in {**(d or {}), **(slots or {})}.items():
             object.__setattr__(self, k, v)
 
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if cls.name in catalog.CATALOG:
+            BY_NAME[cls.name] = cls
+
     @property
     def where(self) -> str:  # pragma: no cover - every subclass says
         raise EngineError("a fault must say where it is")
@@ -74,7 +83,7 @@ class SwitchStuck(Fault):
 
     __slots__ = ("switch",)
     _fields = ("switch",)
-    name = "switch_stuck"
+    name = catalog.SWITCH_STUCK
     physical = True
 
     @property
@@ -87,7 +96,7 @@ class PadNotHolding(Fault):
 
     __slots__ = ("switch",)
     _fields = ("switch",)
-    name = "pad_not_holding"
+    name = catalog.PAD_NOT_HOLDING
     physical = True
 
     @property
@@ -100,7 +109,7 @@ class Jam(Fault):
 
     __slots__ = ("switch", "side")
     _fields = ("switch", "side")
-    name = "jam"
+    name = catalog.JAM
     physical = True
 
     @property
@@ -111,7 +120,7 @@ class Jam(Fault):
 class ExitSensorDead(Fault):
     __slots__ = ("exit",)
     _fields = ("exit",)
-    name = "exit_sensor_dead"
+    name = catalog.EXIT_SENSOR_DEAD
 
     @property
     def where(self) -> str:
@@ -121,7 +130,7 @@ class ExitSensorDead(Fault):
 class EntrySensorDead(Fault):
     __slots__ = ("entry",)
     _fields = ("entry",)
-    name = "entry_sensor_dead"
+    name = catalog.ENTRY_SENSOR_DEAD
 
     @property
     def where(self) -> str:
@@ -133,7 +142,7 @@ class HallFault(Fault):
 
     __slots__ = ("switch",)
     _fields = ("switch",)
-    name = "hall_fault"
+    name = catalog.HALL_FAULT
 
     @property
     def where(self) -> str:
@@ -153,4 +162,5 @@ __all__ = [
     "EntrySensorDead",
     "HallFault",
     "describe",
+    "BY_NAME",
 ]

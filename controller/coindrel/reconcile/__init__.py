@@ -8,11 +8,11 @@ readings), ``search`` + ``physics`` + ``sensors`` (which faults make the
 engine reproduce it), ``belief`` + ``world`` (ranked diagnosis, corrected
 belief, persistent faults across drops), ``report`` and ``health``. The
 ``Reconciler`` ties them together for the daemon (``reporting`` builds its
-lines); ``offline`` runs it over a log. ``synth`` (+ ``synth_time``) makes
-observation logs with injected faults for tests and benchmarks; ``sbench`` and
-``vbench`` score the reconciler on those and on the virtual board's logs.
-``calibrate`` and ``selftest`` are guided procedures, ``guided`` their
-terminal commands.
+lines); ``offline`` runs it over a log. The fault vocabulary is
+``coindrel.engine.catalog``. ``calibrate`` and ``selftest`` are guided
+procedures, ``guided`` their terminal commands (they stay here for now).
+The board models and scorers used by tests and benchmarks live in
+``benchmarks/`` (not installed).
 """
 
 from .faults import fault_from_key, key, say

@@ -34,6 +34,7 @@ class Finding:
     fault: object
     confidence: float
     together: tuple = ()
+    rate: float | None = None  # the share of coins an intermittent fault acted on, when estimated
 
     @property
     def say(self) -> str:
@@ -41,12 +42,15 @@ class Finding:
         return say(self.fault, self.together)
 
     def to_json(self) -> dict:
-        return {
+        d = {
             "fault": self.fault.name,
             "where": self.fault.where,
             "confidence": round(self.confidence, 2),
             "say": self.say,
         }
+        if self.rate is not None:
+            d["rate"] = round(self.rate, 2)
+        return d
 
 
 def posterior(candidates: list) -> list[tuple]:

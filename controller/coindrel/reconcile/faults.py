@@ -15,6 +15,8 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
+from types import MappingProxyType
+
 from ..engine import (
     EntrySensorDead,
     ExitSensorDead,
@@ -24,7 +26,9 @@ from ..engine import (
     PadNotHolding,
     SwitchStuck,
 )
+from ..engine import catalog
 from ..engine.core import entry_label, exit_label
+from ..engine.faults import BY_NAME
 
 
 @dataclass(frozen=True)
@@ -32,7 +36,7 @@ class SwitchUnseated(Fault):
     """The hall reads ``mid`` at rest: the rocker is not seated."""
 
     switch: str
-    name: ClassVar[str] = "switch_unseated"
+    name: ClassVar[str] = catalog.SWITCH_UNSEATED
 
     @property
     def where(self) -> str:
@@ -42,7 +46,7 @@ class SwitchUnseated(Fault):
 @dataclass(frozen=True)
 class MovedByHand(Fault):
     switch: str
-    name: ClassVar[str] = "moved_by_hand"
+    name: ClassVar[str] = catalog.MOVED_BY_HAND
 
     @property
     def where(self) -> str:
@@ -52,7 +56,7 @@ class MovedByHand(Fault):
 @dataclass(frozen=True)
 class CoinAdded(Fault):
     switch: str
-    name: ClassVar[str] = "coin_added"
+    name: ClassVar[str] = catalog.COIN_ADDED
 
     @property
     def where(self) -> str:
@@ -62,7 +66,7 @@ class CoinAdded(Fault):
 @dataclass(frozen=True)
 class CoinRemoved(Fault):
     switch: str
-    name: ClassVar[str] = "coin_removed"
+    name: ClassVar[str] = catalog.COIN_REMOVED
 
     @property
     def where(self) -> str:
@@ -72,7 +76,7 @@ class CoinRemoved(Fault):
 @dataclass(frozen=True)
 class ExitSensorChatter(Fault):
     exit: int
-    name: ClassVar[str] = "exit_sensor_chatter"
+    name: ClassVar[str] = catalog.EXIT_SENSOR_CHATTER
 
     @property
     def where(self) -> str:
@@ -82,7 +86,7 @@ class ExitSensorChatter(Fault):
 @dataclass(frozen=True)
 class EntrySensorChatter(Fault):
     entry: int
-    name: ClassVar[str] = "entry_sensor_chatter"
+    name: ClassVar[str] = catalog.ENTRY_SENSOR_CHATTER
 
     @property
     def where(self) -> str:
@@ -94,7 +98,7 @@ class StrayCoin(Fault):
     """An exit beam broken while no coin of any drop could be there."""
 
     exit: int
-    name: ClassVar[str] = "stray_coin"
+    name: ClassVar[str] = catalog.STRAY_COIN
 
     @property
     def where(self) -> str:
@@ -107,7 +111,7 @@ class JamCleared(Fault):
 
     switch: str
     side: int
-    name: ClassVar[str] = "jam_cleared"
+    name: ClassVar[str] = catalog.JAM_CLEARED
 
     @property
     def where(self) -> str:
@@ -119,7 +123,7 @@ class EventsLost(Fault):
     """The source said it could not deliver some events (hub link trouble)."""
 
     count: int = 0
-    name: ClassVar[str] = "events_lost"
+    name: ClassVar[str] = catalog.EVENTS_LOST
 
     @property
     def where(self) -> str:
@@ -130,45 +134,19 @@ class EventsLost(Fault):
 class Unexplained(Fault):
     """Nothing in the fault table (one or two faults) reproduces the drop."""
 
-    name: ClassVar[str] = "unexplained"
+    name: ClassVar[str] = catalog.UNEXPLAINED
 
     @property
     def where(self) -> str:
         return "board"
 
 
-# Faults that stay until fixed; the others happen once (a hand, a lost frame).
-PERSISTENT = (
-    SwitchStuck,
-    PadNotHolding,
-    Jam,
-    ExitSensorDead,
-    EntrySensorDead,
-    HallFault,
-    SwitchUnseated,
-    ExitSensorChatter,
-    EntrySensorChatter,
-)
-SENSOR = (ExitSensorDead, EntrySensorDead, HallFault, SwitchUnseated, ExitSensorChatter, EntrySensorChatter)
-
-# How likely a fault is to newly appear at one given place on one drop. Only
-# the ratios matter: they rank explanations that fit the evidence equally.
-PRIOR = {
-    "switch_stuck": 1e-3,
-    "pad_not_holding": 5e-4,
-    "jam": 3e-4,
-    "hall_fault": 1e-3,
-    "switch_unseated": 1.5e-3,
-    "exit_sensor_dead": 1e-3,
-    "entry_sensor_dead": 1e-3,
-    "exit_sensor_chatter": 5e-4,
-    "entry_sensor_chatter": 5e-4,
-    "coin_added": 3e-4,
-    "coin_removed": 3e-4,
-    "moved_by_hand": 0.1,
-    "stray_coin": 0.02,
-    "jam_cleared": 0.2,
-}
+# Derived from the catalog: the faults that stay until fixed (the others
+# happen once: a hand, a lost frame), the ones that are a sensor misreporting,
+# and how likely each is to newly appear at one place on one drop.
+PERSISTENT = frozenset(catalog.names(persistent=True))
+SENSOR = frozenset(catalog.names(sensor=True))
+PRIOR = MappingProxyType({r.name: r.prior for r in catalog.ROWS})
 # A hall that was already wrong before this drop (so the believed pad side was
 # wrong too) is rarer than one failing now.
 HALL_WAS_WRONG = 0.3
@@ -183,11 +161,11 @@ def log_prior(fault: Fault) -> float:
 
 
 def is_persistent(fault: Fault) -> bool:
-    return isinstance(fault, PERSISTENT)
+    return fault.name in PERSISTENT
 
 
 def is_sensor(fault: Fault) -> bool:
-    return isinstance(fault, SENSOR)
+    return fault.name in SENSOR
 
 
 def switch_of(fault: Fault) -> str | None:
@@ -203,56 +181,27 @@ def fault_from_key(name: str, where: str, geometry) -> Fault:
     """Rebuild a fault from its name and place (benchmarks, ground truth, tests)."""
     from ..engine.core import parse_exit_label
 
+    cls = BY_NAME.get(name)
+    if cls is None:
+        raise ValueError(f"unknown fault name {name!r}")
     where = where.strip()
-    if name == "jam" or name == "jam_cleared":
+    place = catalog.row(name).place
+    if place is catalog.Place.OUTLET:
         label, _, side = where.partition(" ")
-        cls = Jam if name == "jam" else JamCleared
         return cls(geometry.labels[geometry.index(label)], 0 if side.lower().startswith("left") else 1)
-    by_switch = {c.name: c for c in (SwitchStuck, PadNotHolding, HallFault, SwitchUnseated, MovedByHand, CoinAdded, CoinRemoved)}
-    if name in by_switch:
-        return by_switch[name](geometry.labels[geometry.index(where)])
-    by_exit = {c.name: c for c in (ExitSensorDead, ExitSensorChatter, StrayCoin)}
-    if name in by_exit:
+    if place is catalog.Place.SWITCH:
+        return cls(geometry.labels[geometry.index(where)])
+    if place is catalog.Place.EXIT:
         x = parse_exit_label(where)
         if x is None:
             raise ValueError(f"{name} needs an exit place like 'exit 10', not {where!r}")
-        return by_exit[name](x)
-    by_entry = {c.name: c for c in (EntrySensorDead, EntrySensorChatter)}
-    if name in by_entry:
+        return cls(x)
+    if place is catalog.Place.ENTRY:
         parts = where.split()
         if len(parts) != 2 or parts[0].lower() != "entry" or not parts[1].isdigit():
             raise ValueError(f"{name} needs an entry place like 'entry 4', not {where!r}")
-        return by_entry[name](int(parts[1]) - 1)
-    raise ValueError(f"unknown fault name {name!r}")
-
-
-def _cap(text: str) -> str:
-    return text[0].upper() + text[1:]
-
-
-def _outlet(where: str) -> tuple[str, str]:
-    switch, _, side = where.partition(" ")
-    return switch, side or "outlet"
-
-
-_SAY = {
-    "switch_stuck": lambda w: f"{w} did not flip when a coin passed its lever: the rocker is stuck.",
-    "pad_not_holding": lambda w: f"A coin should have come to rest on {w}'s empty pad but bounced across: the pad does not hold coins.",
-    "jam": lambda w: "A coin left through the {1} of {0} and never arrived below: something is jamming that chute.".format(*_outlet(w)),
-    "hall_fault": lambda w: f"{w}'s hall sensor disagrees with what the cascade proves (wrong side, stuck or drifted reading): check the sensor and recalibrate.",
-    "switch_unseated": lambda w: f"{w}'s hall reads between the sides at rest: the rocker is not seated properly.",
-    "exit_sensor_dead": lambda w: f"{_cap(w)} did not see a coin the cascade sent there: its beam is dead or misaligned.",
-    "entry_sensor_dead": lambda w: f"The coin went in at {w} but its beam did not see it: the beam is dead or misaligned.",
-    "exit_sensor_chatter": lambda w: f"{_cap(w)} counted one coin more than once: its beam chatters.",
-    "entry_sensor_chatter": lambda w: f"{_cap(w)} counted one coin more than once: its beam chatters.",
-    "coin_added": lambda w: f"A coin was resting on {w} that the controller did not know of (put there by hand, or a drop it missed).",
-    "coin_removed": lambda w: f"The coin the controller believed on {w} was not there (taken off by hand).",
-    "moved_by_hand": lambda w: f"Someone moved {w} by hand while no coin was falling.",
-    "stray_coin": lambda w: f"{_cap(w)} saw a coin while no drop was falling: a coin put in by hand, or a false beam break.",
-    "jam_cleared": lambda w: "Coins stopped at the {1} of {0} came free and fell on.".format(*_outlet(w)),
-    "events_lost": lambda w: "The hub link lost events during this drop, so it cannot be checked; the board's positions were re-read.",
-    "unexplained": lambda w: "No single fault or pair of faults explains what the board did; check the board by hand and run coindrel selftest.",
-}
+        return cls(int(parts[1]) - 1)
+    return cls()
 
 
 def twins(fault: Fault, geometry) -> list[Fault]:
@@ -280,8 +229,7 @@ def twins(fault: Fault, geometry) -> list[Fault]:
 def say(fault: Fault, together: tuple[Fault, ...] = ()) -> str:
     """One sentence a person understands; ``together`` names the faults that
     only with this one explain the drop."""
-    make = _SAY.get(fault.name)
-    text = make(fault.where) if make else f"{fault.name.replace('_', ' ')} at {fault.where}."
+    text = catalog.sentence(fault.name, fault.where) if fault.name in catalog.CATALOG else f"{fault.name.replace('_', ' ')} at {fault.where}."
     if together:
         others = " and ".join(f"{f.name.replace('_', ' ')} at {f.where}" for f in together)
         text = text[:-1] + f", together with {others}."

@@ -17,11 +17,34 @@ from ..events import EntryEvent, ExitEvent, SwitchEvent
 from .observed import SIDES
 
 
+class Predictor:
+    """The believed board's prediction of a group, one coin at a time: the
+    network is abelian, so coins one after another give what coins together
+    give, and each new coin costs one short cascade, not a re-run of all."""
+
+    __slots__ = ("physics", "codes", "table", "exits", "flips", "prefix")
+
+    def __init__(self, physics, codes, table):
+        self.physics = physics
+        self.codes = bytearray(codes)
+        self.table = table
+        self.exits = [0] * physics.exit_count
+        self.flips = [0] * physics.n
+        self.prefix: list = []  # (exits, flips) after each coin
+
+    def push(self, entry: int) -> tuple[list, list]:
+        trace = self.physics.run(self.codes, self.physics.starts([entry]), self.table)
+        self.exits = [a + b for a, b in zip(self.exits, trace.exits)]
+        self.flips = [a + b for a, b in zip(self.flips, trace.flips)]
+        self.prefix.append((self.exits, self.flips))
+        return self.exits, self.flips
+
+
 class Group:
     __slots__ = ("events", "entries", "last_t", "lost", "expect_exits", "expect_flips", "seen_exits", "seen_flips", "settled", "_predict", "_readings")
 
     def __init__(self, first, readings: list, switch_index: dict, predict):
-        """``predict(entries) -> (exit counts, flip counts)`` from the current belief."""
+        """``predict`` is a ``Predictor`` of the current belief."""
         self.events = []
         self.entries: list[int] = []
         self.lost = 0
@@ -40,7 +63,7 @@ class Group:
         self.last_t = max(self.last_t, ev.t)
         if isinstance(ev, EntryEvent):
             self.entries.append(ev.entry)
-            self.expect_exits, self.expect_flips = self._predict(self.entries)
+            self.expect_exits, self.expect_flips = self._predict.push(ev.entry)
         elif isinstance(ev, ExitEvent):
             self.seen_exits[ev.exit] = self.seen_exits.get(ev.exit, 0) + 1
         elif isinstance(ev, SwitchEvent):
@@ -83,3 +106,39 @@ class Group:
 
     def ordered(self) -> list:
         return sorted(self.events, key=lambda e: e.t)
+
+    def cut(self, switch_index: dict, lead: float) -> int:
+        """Where a group that never goes quiet can be split: the number of
+        its first coins whose predicted events are exactly the events seen
+        before the next coin could have made any (``lead`` seconds after it
+        went in), or 0. Those coins are accounted for and can be reported."""
+        ordered = self.ordered()
+        entries = [ev for ev in ordered if isinstance(ev, EntryEvent)]
+        for k in range(len(entries) - 1, max(0, len(entries) - 5), -1):
+            before = entries[k].t + lead
+            exits: dict = {}
+            flips: dict = {}
+            settled: dict = {}
+            last: dict = {}
+            for ev in ordered:
+                if ev.t >= before:
+                    break
+                if isinstance(ev, ExitEvent):
+                    exits[ev.exit] = exits.get(ev.exit, 0) + 1
+                elif isinstance(ev, SwitchEvent):
+                    s = switch_index[ev.switch]
+                    last[s] = ev.pos
+                    side = SIDES.get(ev.pos)
+                    if side is None:
+                        continue
+                    was = settled.get(s, SIDES.get(self._readings[s]))
+                    if was is not None and side != was:
+                        flips[s] = flips.get(s, 0) + 1
+                    settled[s] = side
+            if any(SIDES.get(p) is None for p in last.values()):
+                continue  # a rocker still moving (or not seated) at the cut
+            want_x, want_f = self._predict.prefix[k - 1]
+            if all(exits.get(x, 0) == n for x, n in enumerate(want_x)) and not set(exits) - {x for x, n in enumerate(want_x) if n} \
+                    and all(flips.get(s, 0) == n for s, n in enumerate(want_f)) and not set(flips) - {s for s, n in enumerate(want_f) if n}:
+                return k
+        return 0

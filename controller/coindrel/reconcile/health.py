@@ -71,6 +71,19 @@ class HealthTracker:
             r.best_confidence = max(r.best_confidence, finding.confidence)
             r.last_confidence = finding.confidence
 
+    def revise(self, revision) -> None:
+        """Later drops re-ranked an earlier drop's explanations: its faults'
+        confidence is what the revision says now."""
+        named = {f.fault for f in revision.diagnosis}
+        for f in revision.diagnosis:
+            r = self.records.get(f.fault)
+            if r is None:
+                r = self.records[f.fault] = FaultRecord(f.fault, first_drop=revision.revises)
+            r.best_confidence = r.last_confidence = f.confidence
+        for f, r in self.records.items():
+            if f == revision.before and f not in named:
+                r.best_confidence = r.last_confidence = 0.0
+
     def report(self, marginals: dict, timing, sensors, geometry=None) -> "HealthReport":
         persistent = []
         for f, p in sorted(marginals.items(), key=lambda kv: (-kv[1], kv[0].name, kv[0].where)):

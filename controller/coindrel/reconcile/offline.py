@@ -42,11 +42,14 @@ def reconciler_for(log: ObservationLog, sensors: Sensors | None = None, timing: 
 
 
 def replay(rec: Reconciler, events) -> Iterator[DropReport]:
-    """Feed ``events`` (time order) and yield every report as it finishes."""
+    """Feed ``events`` (time order) and yield every report as it finishes,
+    and every revision record when it is written."""
     for ev in events:
         rec.feed(ev)
         yield from rec.poll(ev.t)
+        yield from rec.revisions()
     yield from rec.flush()
+    yield from rec.revisions()
 
 
 def reconcile_log(log: ObservationLog, sensors: Sensors | None = None) -> tuple[Reconciler, Iterator[DropReport]]:

@@ -16,17 +16,20 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
+from ..engine import catalog
 from ..engine import BoardState, Geometry, Variants, standard_geometry
 from ..engine.core import HOLE, PAD_R
 from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
 from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior
-from .faults import EventsLost
-from .grouping import Group
+from .faults import EventsLost, is_persistent
+from .grouping import Group, Predictor
 from .health import HealthTracker
 from .observed import Observed, Sensors, observe_events
 from .physics import Physics
 from .report import DropReport, drop_times
+from .revise import Reviser, Revision
 from .reporting import drop_reports, fallback_codes, plain_reports, stray_report
 from .search import Search
 from .sensors import derive
@@ -36,6 +39,12 @@ from .world import World, fault_index, marginals
 
 LIVE = math.log(1e-4)  # worlds less likely than this (relative to the best) are dropped
 LIVE_MAX = 4
+# A group open this long (coins going in without a quiet spell) is split
+# where its first coins are accounted for, so a stream of coins is scored
+# coin by coin. A coin's first event comes at least LEAD after it went in.
+STREAM_HORIZON = 2.0
+INTERMITTENT_AT_ALL = 0.5  # a physical fault that once let a coin pass is as likely intermittent as fixed
+LEAD = 0.03
 MAX_SIZE = 4  # explanations needing more new faults than this are not offered
 
 
@@ -44,6 +53,9 @@ def initial_readings(state: BoardState) -> list[str]:
 
 
 class Reconciler:
+    # Report-only catalog rows: the step that reports them.
+    REPORTS = {catalog.EVENTS_LOST: "_lost", catalog.UNEXPLAINED: "_unexplained"}
+
     def __init__(
         self,
         geometry: Geometry | None = None,
@@ -53,7 +65,7 @@ class Reconciler:
         sensors: Sensors | None = None,
         timing: Timing | None = None,
         expect_drops: bool = True,
-        budget: int = 3000,
+        budget: int = 400,
     ):
         if isinstance(state, BoardState):
             geometry = geometry or state.geometry
@@ -81,6 +93,10 @@ class Reconciler:
         self.evaluations = 0
         self._group: Group | None = None
         self._out: list[DropReport] = []
+        self.reviser = Reviser(g)
+        self.acted: dict = {}  # persistent fault -> drops it acted on
+        self.spared: dict = {}  # and drops it could have and did not
+        self._revisions: list[Revision] = []
         self._lost_at: float | None = None
 
     # -- the live API --------------------------------------------------------------
@@ -109,18 +125,46 @@ class Reconciler:
             self._close()
             group = None
         if group is None:
-            self._group = Group(ev, self.readings, self.switch_index, self._expect)
+            self._group = Group(ev, self.readings, self.switch_index, self._expect())
             if self._lost_at is not None and ev.t - self._lost_at <= self.timing.patience:
                 self._group.lost += 1
             self._lost_at = None
         else:
             group.add(ev, self.switch_index)
+            if isinstance(ev, EntryEvent) and not group.lost and len(group.entries) > 1 and ev.t - group.events[0].t > STREAM_HORIZON:
+                self._split(group)
+
+    def _split(self, group: Group) -> None:
+        k = group.cut(self.switch_index, LEAD)
+        if not k:
+            return
+        ordered = group.ordered()
+        entries = [ev for ev in ordered if isinstance(ev, EntryEvent)]
+        before = entries[k].t + LEAD
+        head = [ev for ev in ordered if (ev.t < before and not isinstance(ev, EntryEvent)) or any(ev is e for e in entries[:k])]
+        rest = [ev for ev in ordered if not any(ev is h for h in head)]
+        self._group = self._regroup(head)
+        self._close()
+        self._group = self._regroup(rest)
+
+    def _regroup(self, events: list) -> Group:
+        g = Group(events[0], self.readings, self.switch_index, self._expect())
+        for ev in events[1:]:
+            g.add(ev, self.switch_index)
+        return g
 
     def poll(self, now: float) -> list[DropReport]:
         """Reports of every drop finished by ``now`` (board clock)."""
         if self._group is not None and now > self._group.deadline(self.timing):
             self._close()
         out, self._out = self._out, []
+        return out
+
+    def revisions(self) -> list[Revision]:
+        """Revision records written since the last call (sensing.md section 4:
+        later drops told apart what an earlier flagged drop could not). The
+        daemon shows them; ``Revision.to_json()`` is the record."""
+        out, self._revisions = self._revisions, []
         return out
 
     def flush(self) -> list[DropReport]:
@@ -150,11 +194,10 @@ class Reconciler:
 
     # -- inside ------------------------------------------------------------------------
 
-    def _expect(self, entries):
+    def _expect(self) -> Predictor:
         w = self.worlds[0]
         idx = w.index
-        trace = self.physics.run(bytearray(w.codes), self.physics.starts(entries), self.physics.table(idx.stuck, idx.slips, idx.jams))
-        return trace.exits, trace.flips
+        return Predictor(self.physics, w.codes, self.physics.table(idx.stuck, idx.slips, idx.jams))
 
     def _close(self) -> None:
         group, self._group = self._group, None
@@ -163,10 +206,13 @@ class Reconciler:
         if obs.changes_nothing():
             return
         started = time.perf_counter()
+        work0 = self.evaluations
         reports = self._lost(obs, group.lost) if group.lost else self._reconcile(obs)
         ms = (time.perf_counter() - started) * 1000.0
+        work = self.evaluations - work0
         for r in reports:
             r.search_ms = ms
+            r.work = work
             r.t_end = obs.t1
             self.tracker.record(r)
         self._out.extend(reports)
@@ -178,7 +224,7 @@ class Reconciler:
         live = [w for w in self.worlds if w.logw >= LIVE]
         searched = min(LIVE_MAX, len(live))
         search = Search(self.physics, obs, [e for _, e in obs.entries], self.sensors, self.timing.chatter_window, self.labels,
-                        self.budget, self.timing.flip_limit, self.proven)
+                        self.budget, self.timing.flip_limit, self.proven, self._spare_cost)
         if obs.entries:
             cands = search.run(live, searched)
         else:
@@ -198,7 +244,8 @@ class Reconciler:
             # wrong now; that state was the right one.
             prev = best.world
         ok = not best.shown() and self._healthy(obs, prev)
-        found = findings(ranked, prev)
+        self._count(best)
+        found = [self._rated(f) for f in findings(ranked, prev)]
         self.worlds = next_worlds(ranked, self.geometry)
         self._prove(best)
         order = drop_times(obs, best, self.timing.chatter_window)
@@ -206,9 +253,37 @@ class Reconciler:
             return [stray_report(self.physics, obs, best, found, ok, ranked, self.worlds[0].codes)]
         reports = drop_reports(self.physics, obs, best, order, found, prev.codes, ok, ranked, self.drops + 1, self.worlds[0].codes)
         self.drops += len(reports)
+        for rev in self.reviser.update(self.worlds, obs.t1):
+            self.tracker.revise(rev)
+            self._revisions.append(rev)
+        for r in reports:
+            self.reviser.note(r)
         if ok and all(r.ok for r in reports):
             self.timing.learn(obs)
         return reports
+
+    def _count(self, best) -> None:
+        """How often each known persistent fault acted when it could (its rate)."""
+        for f in best.shown():
+            if is_persistent(f):
+                self.acted[f] = self.acted.get(f, 0) + 1
+        for f in list(best.spared) + list(best.derivation.unshown):
+            self.spared[f] = self.spared.get(f, 0) + 1
+
+    def _spare_cost(self, fault) -> float:
+        """Log chance that a known physical fault let this coin pass (it is
+        intermittent, at the rate seen so far), as against fixed."""
+        a, q = self.acted.get(fault, 0), self.spared.get(fault, 0)
+        return math.log(INTERMITTENT_AT_ALL * (q + 1) / (a + q + 2))
+
+    def rate(self, fault) -> float | None:
+        """The share of chances ``fault`` acted on, once it was seen to miss some."""
+        a, q = self.acted.get(fault, 0), self.spared.get(fault, 0)
+        return a / (a + q) if q and a else None
+
+    def _rated(self, finding):
+        r = self.rate(finding.fault)
+        return finding if r is None else replace(finding, rate=r)
 
     def _prove(self, best) -> None:
         """Coins of the best explanation met these switches, so their pad
@@ -217,7 +292,7 @@ class Reconciler:
             if m.kind in ("hand", "hand_after", "pad"):
                 self.proven.discard(m.s)
         for f in best.derivation.new:
-            if f.name in ("hall_fault", "switch_unseated"):
+            if f.name in (catalog.HALL_FAULT, catalog.SWITCH_UNSEATED):
                 self.proven.discard(self.switch_index[f.switch])
         self.proven.update(a >> 3 for a in best.trace.arrivals)
 

@@ -33,6 +33,7 @@ class DropReport:
     scored_exits: tuple = ()  # where the coins really went, per the best explanation (0-based)
     events: list = field(default_factory=list)  # the events, for reports outside drops
     search_ms: float = 0.0  # diagnosis time for the group this drop was in
+    work: int = 0  # engine evaluations that diagnosis made (deterministic)
     t_end: float = 0.0  # the last event of the group this drop was in
     alternatives: list = field(default_factory=list)  # (name, where) sets of the simplest explanations found
 
@@ -52,6 +53,8 @@ class DropReport:
             "diagnosis": [f.to_json() for f in self.diagnosis],
             "state": list(self.state),
         }
+        if self.t_end:
+            d["t_end"] = round(self.t_end, 4)  # the last event of the group this drop was reconciled in
         if self.drop is None:
             d["events"] = [event_to_json(e) for e in self.events]
         return d

@@ -53,6 +53,9 @@ def _close_repeats(times: list[float], window: float) -> int:
     return sum(1 for a, b in zip(times, times[1:]) if b - a <= window)
 
 
+LIVE_SENSOR = math.log(0.1)
+
+
 def derive(
     obs: Observed,
     index,
@@ -170,6 +173,10 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
         if fin == "mid" and code != HOLE:
             d.add(SwitchUnseated(labels[s]))
         else:
-            # A faulty sensor rarely draws a clean, coin-fast flip that did not happen.
-            d.add(HallFault(labels[s]), CLEAN_FLIP if obs.coin_like.get(s, 0) > tf else 0.0)
+            # A faulty sensor rarely draws a clean, coin-fast flip that did not
+            # happen; and a hall that twitched (left its side and came back)
+            # while the rocker is said to have gone over is alive: the rocker
+            # tried and did not flip (stuck) rather than the sensor missing it.
+            twitched = of == 0 and tf > 0 and any(SIDES.get(p) is None for _, p in obs.readings.get(s, ()))
+            d.add(HallFault(labels[s]), (CLEAN_FLIP if obs.coin_like.get(s, 0) > tf else 0.0) + (LIVE_SENSOR if twitched else 0.0))
     return d

@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 
+from ..engine import catalog
 from ..engine import Jam
 from ..engine.core import COIN, HOLE, PAD_R
 from .faults import PRIOR, CoinRemoved, JamCleared, MovedByHand
@@ -66,9 +67,9 @@ def hand_candidates(search: Search, world) -> None:
                     target = physics.geometry.outs[s][old]
                     total = _combine(total, physics.run(codes, [target], table))
                 elif coin:
-                    moves.append(Move("remove", s, fault=CoinRemoved(search.labels[s]), cost=_LOG["coin_removed"] + math.log(0.2)))
+                    moves.append(Move("remove", s, fault=CoinRemoved(search.labels[s]), cost=_LOG[catalog.COIN_REMOVED] + math.log(0.2)))
             if need > 0:
-                moves.append(Move("hand", s, fault=MovedByHand(search.labels[s]), cost=_LOG["moved_by_hand"] + hand_speed(obs, s, search.flip_limit)))
+                moves.append(Move("hand", s, fault=MovedByHand(search.labels[s]), cost=_LOG[catalog.MOVED_BY_HAND] + hand_speed(obs, s, search.flip_limit)))
         _finish(search, world, tuple(moves), total, hand, bytes(world.codes))
 
 
@@ -107,6 +108,7 @@ def jam_candidates(search: Search, world) -> None:
             cand.cleared = ((s, side),)
             if Jam(label, side) in world.faults:
                 cand.removed = frozenset({Jam(label, side)})
+                cand._shown = None
 
 
 def _finish(search: Search, world, moves: tuple, trace: Trace, hand: dict, codes0: bytes):

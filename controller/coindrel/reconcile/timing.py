@@ -18,6 +18,9 @@ from collections import deque
 from ..engine import EngineError
 
 
+PATIENCE_FLOOR = 1.2
+
+
 class Timing:
     def __init__(
         self,
@@ -74,8 +77,8 @@ class Timing:
         """A rocker reaching its new side faster than this was flipped by a
         coin, not moved by a hand (a person takes a good part of a second)."""
         if len(self.flips) < min(4, self.min_samples):
-            return 0.06  # a rocker's whole travel takes 20-40 ms; a hand's 150-400 ms
-        return min(0.15, max(0.03, 1.5 * max(self.flips)))
+            return 0.12  # a rocker's whole travel takes 20-70 ms; a hand's 250 ms or more
+        return min(0.15, max(0.1, 1.5 * max(self.flips)))  # rockers take up to ~70 ms, hands 150 ms or more
 
     @property
     def flip_floor(self) -> float:
@@ -87,8 +90,10 @@ class Timing:
 
     @property
     def patience(self) -> float:
-        """Seconds of silence to wait while the prediction still expects events."""
-        return min(self.ceiling * 2, 2.5 * self.quiet)
+        """Seconds of silence to wait while the prediction still expects events
+        (never less than a coin balancing on an edge can take, about half a
+        second, plus its fall)."""
+        return min(self.ceiling * 2, max(PATIENCE_FLOOR, 2.5 * self.quiet))
 
     def summary(self) -> dict:
         def q(values, f):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from ..engine import catalog
 from ..engine import BoardState, EngineError, Geometry, MatchRandom, Variants, geometry_by_name
 from ..engine.core import COIN, HOLE
 from .classify import Calibration, HallRules
@@ -130,7 +131,7 @@ class VirtualBoard:
         self.horizon = max([0.0] + [f.until if f.until is not None else f.t for f in self.fault_list])
 
     def _check_fault(self, f: FaultSpec) -> None:
-        if f.switch is not None and self.start.codes[f.switch] == HOLE and f.name != "hall_fault":
+        if f.switch is not None and self.start.codes[f.switch] == HOLE and f.name != catalog.HALL_FAULT:
             raise EngineError(f"{f.name} at {f.where}: that switch is a hole in this run (Holes variant); choose a switch that is on the board")
 
     def header(self) -> dict:

@@ -40,26 +40,23 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from ..engine import catalog
 from ..engine import EngineError, Geometry
 from ..engine.core import entry_label, exit_label
 
-SWITCH = ("switch_stuck", "switch_unseated", "hall_fault", "pad_not_holding", "moved_by_hand", "coin_added", "coin_removed")
-EXIT = ("exit_sensor_dead", "exit_sensor_chatter")
-ENTRY = ("entry_sensor_dead", "entry_sensor_chatter")
-OUTLET = ("jam",)
+# Board faults, their places, one-off actions and default parameters come
+# from the fault catalog; the link faults are the virtual board's own.
+SWITCH = catalog.names(place=catalog.Place.SWITCH, injectable=True)
+EXIT = catalog.names(place=catalog.Place.EXIT, injectable=True)
+ENTRY = catalog.names(place=catalog.Place.ENTRY, injectable=True)
+OUTLET = catalog.names(place=catalog.Place.OUTLET, injectable=True)
 LINK = ("unplug", "hub_reset", "garbage", "dropped_frames")
 ALL = SWITCH + EXIT + ENTRY + OUTLET + LINK
-ACTIONS = ("moved_by_hand", "coin_added", "coin_removed", "unplug", "hub_reset")  # happen once, at t
-PERSISTENT_BY_DEFAULT = ("switch_stuck", "switch_unseated", "hall_fault", "pad_not_holding", "jam") + EXIT + ENTRY
+ACTIONS = catalog.names(persistent=False, injectable=True) + ("unplug", "hub_reset")  # happen once, at t
+PERSISTENT_BY_DEFAULT = catalog.names(persistent=True, injectable=True)
 
 PARAMS = {
-    "switch_unseated": {"offset": 0.4},
-    "hall_fault": {"mode": "drift", "value": None, "shift": 0.4, "offset": None, "duration": 0.05},
-    "exit_sensor_dead": {"chance": 1.0},
-    "entry_sensor_dead": {"chance": 1.0},
-    "exit_sensor_chatter": {"count": 1, "chance": 1.0},
-    "entry_sensor_chatter": {"count": 1, "chance": 1.0},
-    "moved_by_hand": {"to": "toggle"},
+    **{r.name: dict(r.inject) for r in catalog.ROWS if r.inject},
     "unplug": {"duration": 2.0},
     "hub_reset": {"boot": 0.8},
     "garbage": {"bytes": 16, "every": None},
@@ -173,7 +170,7 @@ def _check_params(name: str, given: dict, source: str) -> dict:
                 raise EngineError(f"{where}: {v!r} is not L, R or toggle")
         elif k in ("count", "bytes"):
             v = int(_number(v, where, 1, 10_000))
-        elif k in ("chance", "offset") and name != "hall_fault":
+        elif k in ("chance", "offset") and name != catalog.HALL_FAULT:
             v = _number(v, where, 0.0, 1.0)
         elif k == "shift":
             v = _number(v, where, -2.0, 2.0)
@@ -247,16 +244,16 @@ def engine_fault(f: FaultSpec, geometry: Geometry):
     from ..engine import EntrySensorDead, ExitSensorDead, HallFault, Jam, PadNotHolding, SwitchStuck
 
     label = geometry.labels[f.switch] if f.switch is not None else None
-    if f.name == "switch_stuck":
+    if f.name == catalog.SWITCH_STUCK:
         return SwitchStuck(label)
-    if f.name == "pad_not_holding":
+    if f.name == catalog.PAD_NOT_HOLDING:
         return PadNotHolding(label)
-    if f.name == "jam":
+    if f.name == catalog.JAM:
         return Jam(label, f.side)
-    if f.name == "exit_sensor_dead" and f.params["chance"] >= 1.0:
+    if f.name == catalog.EXIT_SENSOR_DEAD and f.params["chance"] >= 1.0:
         return ExitSensorDead(f.exit)
-    if f.name == "entry_sensor_dead" and f.params["chance"] >= 1.0:
+    if f.name == catalog.ENTRY_SENSOR_DEAD and f.params["chance"] >= 1.0:
         return EntrySensorDead(f.entry)
-    if f.name == "hall_fault":
+    if f.name == catalog.HALL_FAULT:
         return HallFault(label)
     return None

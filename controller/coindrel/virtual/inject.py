@@ -10,6 +10,7 @@ and, when serving, to the link.
 
 from __future__ import annotations
 
+from ..engine import catalog
 from .faults import FaultSpec
 from .hall import DRIFT, INVERTED, STUCK
 from .rand import Stream
@@ -66,7 +67,7 @@ class FaultState:
         for f in list(self.sensor.get(s, ())):
             if cascade is not None:
                 cascade.faults.add(f.id)
-            if f.name == "switch_unseated" and not f.persistent:
+            if f.name == catalog.SWITCH_UNSEATED and not f.persistent:
                 self.world.unseat[s] = 0.0
                 self._stop(f, "reseated", cascade)
 
@@ -78,52 +79,65 @@ class FaultState:
         self.truth.write(d)
 
     def _start(self, f: FaultSpec) -> None:
-        name, s, w = f.name, f.switch, self.world
-        if name in ("moved_by_hand", "coin_added", "coin_removed"):
-            w.when_free(s, self._action, f)
+        if f.name in ONE_OFF_ACTIONS:
+            self.world.when_free(f.switch, self._action, f)
             return
         self.active.append(f)
         self._line(f)
-        if name == "switch_stuck":
-            self.stuck.setdefault(s, []).append(f)
-        elif name == "pad_not_holding":
-            self.slip.setdefault(s, []).append(f)
-        elif name == "jam":
-            self.jams.setdefault((s, f.side), []).append(f)
-        elif name in ("exit_sensor_dead", "entry_sensor_dead"):
-            self.dead.setdefault(_beam_key(f), []).append(f)
-        elif name in ("exit_sensor_chatter", "entry_sensor_chatter"):
-            self.chatter.setdefault(_beam_key(f), []).append(f)
-        elif name == "switch_unseated":
-            self.sensor.setdefault(s, []).append(f)
-            w.set_unseated(s, f.params["offset"])
-        elif name == "hall_fault":
-            self.sensor.setdefault(s, []).append(f)
-            self._hall(f)
-            if not f.persistent and f.until is None:
-                self.sched.at(self.sched.now + f.params["duration"], self._stop, f, "glitch over")
-        elif name in ("hub_reset", "unplug"):
-            down = f.params["boot"] if name == "hub_reset" else f.params["duration"]
-            self.hub.power_off(name)
-            if name == "unplug" and self.link is not None:
-                self.link.unplug(down)
-            self.sched.at(self.sched.now + down, self.hub.boot, name)
+        STARTS[f.name](self, f)
+
+    # How each fault starts acting (one entry per injectable catalog row and
+    # link fault; tests/reconcile/test_catalog.py checks none is missing).
+    def _start_stuck(self, f):
+        self.stuck.setdefault(f.switch, []).append(f)
+
+    def _start_slip(self, f):
+        self.slip.setdefault(f.switch, []).append(f)
+
+    def _start_jam(self, f):
+        self.jams.setdefault((f.switch, f.side), []).append(f)
+
+    def _start_dead(self, f):
+        self.dead.setdefault(_beam_key(f), []).append(f)
+
+    def _start_chatter(self, f):
+        self.chatter.setdefault(_beam_key(f), []).append(f)
+
+    def _start_unseated(self, f):
+        self.sensor.setdefault(f.switch, []).append(f)
+        self.world.set_unseated(f.switch, f.params["offset"])
+
+    def _start_hall(self, f):
+        self.sensor.setdefault(f.switch, []).append(f)
+        self._hall(f)
+        if not f.persistent and f.until is None:
+            self.sched.at(self.sched.now + f.params["duration"], self._stop, f, "glitch over")
+
+    def _start_power(self, f):
+        name = f.name
+        down = f.params["boot"] if name == "hub_reset" else f.params["duration"]
+        self.hub.power_off(name)
+        if name == "unplug" and self.link is not None:
+            self.link.unplug(down)
+        self.sched.at(self.sched.now + down, self.hub.boot, name)
+        self._stop(f, "acted")
+
+    def _start_garbage(self, f):
+        if self.link is not None:
+            self.link.garbage(self.rng.bytes(f.params["bytes"]))
+        if f.persistent and f.params["every"]:
+            self.sched.at(self.sched.now + f.params["every"], self._again, f)
+        else:
             self._stop(f, "acted")
-        elif name == "garbage":
-            if self.link is not None:
-                self.link.garbage(self.rng.bytes(f.params["bytes"]))
-            if f.persistent and f.params["every"]:
-                self.sched.at(self.sched.now + f.params["every"], self._again, f)
+
+    def _start_dropped(self, f):
+        if self.link is not None:
+            if f.persistent:
+                self.link.drop_chance(f.params["chance"], self.rng)
             else:
-                self._stop(f, "acted")
-        elif name == "dropped_frames":
-            if self.link is not None:
-                if f.persistent:
-                    self.link.drop_chance(f.params["chance"], self.rng)
-                else:
-                    self.link.drop_next(f.params["count"])
-            if not f.persistent:
-                self._stop(f, "acted")
+                self.link.drop_next(f.params["count"])
+        if not f.persistent:
+            self._stop(f, "acted")
 
     def _again(self, f: FaultSpec) -> None:
         if f in self.active and f.active(self.sched.now):
@@ -136,11 +150,11 @@ class FaultState:
         if w.codes[s] == 4:
             self._line(f, applied=False, why=f"{w.g.labels[s]} is a hole (switch removed)")
             return
-        if f.name == "moved_by_hand":
+        if f.name == catalog.MOVED_BY_HAND:
             to = f.params["to"]
             side = (1 - (w.codes[s] & 1)) if to == "toggle" else (0 if to == "L" else 1)
             info = w.hand_move(s, side, f)
-        elif f.name == "coin_added":
+        elif f.name == catalog.COIN_ADDED:
             info = w.add_coin(s)
         else:
             info = w.remove_coin(s)
@@ -160,7 +174,7 @@ class FaultState:
         self.hub.watch(s, self.sched.now)
 
     def _until(self, f: FaultSpec) -> None:
-        if f.name == "jam":  # stopped coins fall on, whether the jam was one-off or not
+        if f.name == catalog.JAM:  # stopped coins fall on, whether the jam was one-off or not
             self._stop(f, "until")
             self.world.release_jam(f.switch, f.side, f)
             return
@@ -181,11 +195,11 @@ class FaultState:
         for table, key in ((self.jams, (s, f.side)), (self.dead, _beam_key(f)), (self.chatter, _beam_key(f))):
             if key in table and f in table[key]:
                 table[key].remove(f)
-        if f.name == "switch_unseated" and why != "reseated":
+        if f.name == catalog.SWITCH_UNSEATED and why != "reseated":
             self.world.set_unseated(s, 0.0)
-        elif f.name == "hall_fault":
+        elif f.name == catalog.HALL_FAULT:
             sensor = self.world.sensors[s]
-            rest = [g for g in self.sensor.get(s, ()) if g.name == "hall_fault"]
+            rest = [g for g in self.sensor.get(s, ()) if g.name == catalog.HALL_FAULT]
             sensor.mode = None
             if rest:
                 self._hall(rest[-1])
@@ -200,3 +214,22 @@ def _beam_key(f: FaultSpec):
     if f.entry is not None:
         return ("entry", f.entry)
     return None
+
+
+# One-off board actions wait until the rocker is free, then change the board.
+ONE_OFF_ACTIONS = catalog.names(persistent=False, injectable=True)
+STARTS = {
+    catalog.SWITCH_STUCK: FaultState._start_stuck,
+    catalog.PAD_NOT_HOLDING: FaultState._start_slip,
+    catalog.JAM: FaultState._start_jam,
+    catalog.EXIT_SENSOR_DEAD: FaultState._start_dead,
+    catalog.ENTRY_SENSOR_DEAD: FaultState._start_dead,
+    catalog.EXIT_SENSOR_CHATTER: FaultState._start_chatter,
+    catalog.ENTRY_SENSOR_CHATTER: FaultState._start_chatter,
+    catalog.SWITCH_UNSEATED: FaultState._start_unseated,
+    catalog.HALL_FAULT: FaultState._start_hall,
+    "hub_reset": FaultState._start_power,
+    "unplug": FaultState._start_power,
+    "garbage": FaultState._start_garbage,
+    "dropped_frames": FaultState._start_dropped,
+}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from ..engine import catalog
 from ..engine import BoardState, drop as engine_drop, switch_rule
 from ..engine.core import COIN, HOLE, PAD_R, entry_label, exit_label
 from .hall import HallSensor, HallSpec, Rocker
@@ -284,7 +285,7 @@ class World:
         self.codes[s] = to
         info = {"from": "L" if old == 0 else "R", "to": "L" if to == 0 else "R"}
         if code & COIN:  # the pad tilts away and the coin slides off its old side
-            cascade = self.stray("moved_by_hand", fault.id)
+            cascade = self.stray(catalog.MOVED_BY_HAND, fault.id)
             self.sched.at(t_end + self.rng.span(self.timing.tip), self._leave, s, old, self._coin(cascade))
             info["tipped"] = True
         self.sched.at(t_end + self.rng.span(self.timing.settle), self._free, s)

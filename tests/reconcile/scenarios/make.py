@@ -18,7 +18,7 @@ from pathlib import Path
 from coindrel.engine import BoardState, SwitchStuck
 from coindrel.events import ExitEvent, SwitchEvent, event_to_json
 from coindrel.reconcile.faults import CoinAdded, ExitSensorChatter, MovedByHand
-from coindrel.reconcile.synth import Injection, synthesize
+from benchmarks.models.synth import Injection, synthesize
 
 HERE = Path(__file__).parent
 START = "lRlRLrLr/RlRlrLR/LlLlRrRr/rRRlLlL/LrRLlRrL"  # mid-match: coins resting

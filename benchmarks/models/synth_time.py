@@ -17,10 +17,10 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-from ..engine import EntrySensorDead, ExitSensorDead, HallFault, Jam, PadNotHolding, SwitchStuck
-from ..engine.core import COIN, HOLE, PAD_R
-from ..events import EntryEvent, ExitEvent, SwitchEvent
-from .faults import CoinAdded, CoinRemoved, EntrySensorChatter, ExitSensorChatter, MovedByHand, SwitchUnseated
+from coindrel.engine import EntrySensorDead, ExitSensorDead, HallFault, Jam, PadNotHolding, SwitchStuck
+from coindrel.engine.core import COIN, HOLE, PAD_R
+from coindrel.events import EntryEvent, ExitEvent, SwitchEvent
+from coindrel.reconcile.faults import CoinAdded, CoinRemoved, EntrySensorChatter, ExitSensorChatter, MovedByHand, SwitchUnseated
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from ..engine import BoardState, EntrySensorDead, ExitSensorDead, HallFault, Jam, MatchRandom, Variants
-from ..engine.core import COIN, HOLE, PAD_R
-from ..obslog import LogHeader, LogWriter
-from .faults import CoinAdded, CoinRemoved, EntrySensorChatter, ExitSensorChatter, MovedByHand, SwitchUnseated, is_persistent
-from .physics import Physics
+from coindrel.engine import BoardState, EntrySensorDead, ExitSensorDead, HallFault, Jam, MatchRandom, Variants
+from coindrel.engine.core import COIN, HOLE, PAD_R
+from coindrel.obslog import LogHeader, LogWriter
+from coindrel.reconcile.faults import CoinAdded, CoinRemoved, EntrySensorChatter, ExitSensorChatter, MovedByHand, SwitchUnseated, is_persistent
+from coindrel.reconcile.physics import Physics
 from .synth_time import SynthTiming, TimeSim
 
 HALL_MODES = ("inverted", "stuck", "drift")
@@ -299,8 +299,8 @@ def _mark_masked(physics: Physics, truths: list, pres: list, seens: list) -> Non
 def match_entries(seed: int, start: BoardState | None = None, players: str = "greedy-random",
                   variants: Variants = Variants()) -> tuple[BoardState, list[int]]:
     """A full match's entries, chosen by computer players on the engine's board."""
-    from ..ai import GreedyPlayer, RandomPlayer
-    from ..engine import Match, MatchSetup
+    from coindrel.ai import GreedyPlayer, RandomPlayer
+    from coindrel.engine import Match, MatchSetup
 
     board = "standard"
     if start is not None:

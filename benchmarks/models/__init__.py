@@ -1,0 +1,1 @@
+"""Board models and observation-log makers used only by tests and benchmarks."""

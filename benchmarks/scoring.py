@@ -1,0 +1,176 @@
+"""A scorer that sees only ``coindrel reconcile``'s JSON lines (sensing.md
+section 4, revision records included) and a board model's ground truth.
+
+It knows nothing of the reconciler's internals and nothing of particular
+faults: a fault is right when its name and place are; a drop is a false alarm
+when nothing acted on it and its verdict is ``mismatch``. Truth format (both
+board models give it; ``virtual_truth`` converts the virtual board's)::
+
+    {"kind": "coin", "drop": 12, "t": 30.1, "entry": 4, "acted": [1]}
+    {"kind": "fault", "id": 1, "fault": "switch_stuck", "where": "R3S2", "t": 29.0,
+     "first_drop": 12}                      # or "first_effect": 29.4 (seconds)
+
+A fault's evidence is the record of its first changed drop (the drop record
+of that coin: same entry, nearest in time), or, for a fault that first showed
+outside any drop, the first record from that moment on.
+"""
+
+from __future__ import annotations
+
+from coindrel.engine import catalog
+
+REVISION_WINDOW = 5  # revisions counted among the next five flagged or revised records
+MATCH_DT = 0.35
+
+
+def coins_of(truth: list[dict]) -> list[dict]:
+    return [d for d in truth if d.get("kind") == "coin"]
+
+
+def faults_of(truth: list[dict]) -> list[dict]:
+    return [d for d in truth if d.get("kind") == "fault"]
+
+
+def align(coins: list[dict], records: list[dict]) -> list:
+    """The index (into ``records``) of each coin's drop record, or None."""
+    drops = [(i, r) for i, r in enumerate(records) if r.get("drop") is not None]
+    used: set = set()
+    out = []
+    for c in coins:
+        best = None
+        for i, r in drops:
+            if i in used or r.get("entry") != c["entry"] or abs(r["t"] - c["t"]) > MATCH_DT:
+                continue
+            if best is None or abs(r["t"] - c["t"]) < abs(records[best]["t"] - c["t"]):
+                best = i
+        if best is not None:
+            used.add(best)
+        out.append(best)
+    return out
+
+
+def _key(d: dict) -> tuple:
+    return d.get("fault"), d.get("where")
+
+
+def _evidence(fault: dict, coins: list[dict], where: list, records: list[dict]):
+    if fault.get("first_drop") is not None:
+        n = fault["first_drop"]
+        i = next((k for k, c in enumerate(coins) if c["drop"] == n), None)
+        if i is None:
+            return None
+        if where[i] is not None:
+            return where[i]
+        t = coins[i]["t"]  # no record of that coin (its entry beam missed it and nothing showed): the next record
+        return next((k for k, r in enumerate(records) if r.get("t", -1) >= t - 0.01 and r.get("verdict") != "revised"), None)
+    t = fault.get("first_effect")
+    if t is None:
+        return None
+    # The record of the group it fell in (its first event to its last,
+    # ``t_end``), else the first record after it.
+    live = [(k, r) for k, r in enumerate(records) if r.get("verdict") != "revised"]
+    inside = next((k for k, r in live if r.get("t", 1e18) - 0.01 <= t <= r.get("t_end", r.get("t", -1)) + 0.01), None)
+    if inside is not None:
+        # One group is one reconciliation: its flagged record, if any, speaks for it.
+        group = [k for k, r in live if k >= inside and r.get("t_end") == records[inside].get("t_end")]
+        return next((k for k in group if records[k].get("verdict") == "mismatch"), inside)
+    return next((k for k, r in live if t - 0.01 <= r.get("t", -1) <= t + 3.0), None)
+
+
+def score_faults(records: list[dict], truth: list[dict]) -> list[dict]:
+    """One result per injected fault that acted: flagged, top1, top1_revised, listed."""
+    coins = coins_of(truth)
+    where = align(coins, records)
+    out = []
+    for f in faults_of(truth):
+        res = {"fault": f["fault"], "where": f["where"], "rate": f.get("rate", 1.0), "exercised": False}
+        k = _evidence(f, coins, where, records)
+        if k is None:
+            out.append(res)
+            continue
+        rec = records[k]
+        res["exercised"] = True
+        key = _key(f)
+        diag = [_key(d) for d in rec.get("diagnosis", [])]
+        res["flagged"] = rec.get("verdict") == "mismatch"
+        res["top1_first"] = bool(diag) and diag[0] == key
+        res["listed"] = key in diag
+        res["top1"] = res["top1_first"]
+        # Revisions of that drop among the next records that flag or revise.
+        later = [r for r in records[k + 1:] if r.get("verdict") in ("mismatch", "revised")][:REVISION_WINDOW]
+        for r in later:
+            if r.get("verdict") == "revised" and rec.get("drop") is not None and r.get("revises") == rec.get("drop"):
+                rdiag = [_key(d) for d in r.get("diagnosis", [])]
+                res["listed"] = res["listed"] or key in rdiag
+                res["top1"] = bool(rdiag) and rdiag[0] == key
+        out.append(res)
+    return out
+
+
+def score_healthy(records: list[dict], truth: list[dict]) -> dict:
+    """False alarms on drops nothing acted on, and whether every coin got its record."""
+    coins = coins_of(truth)
+    where = align(coins, records)
+    clean = [k for c, k in zip(coins, where) if not c.get("acted")]
+    flagged = {k for k, r in enumerate(records) if r.get("verdict") == "mismatch"}
+    outside = [k for k in flagged if records[k].get("drop") is None]
+    return {
+        "coins": len(coins),
+        "clean": len(clean),
+        "false_alarms": sum(1 for k in clean if k is not None and k in flagged) + len(outside),
+        "unmatched": sum(1 for k in where if k is None),
+        "extra_records": sum(1 for r in records if r.get("drop") is not None) - sum(1 for k in where if k is not None),
+        "examples": [records[k] for k in sorted(flagged)][:2],
+    }
+
+
+def virtual_truth(lines: list[dict], events: list[dict] = ()) -> list[dict]:
+    """The virtual board's ground truth (coindrel.virtual.truth) in this format.
+
+    Its drop lines are written when a drop finished; coins are its drops in
+    order of entry. A fault's first changed drop is the first drop whose line
+    names it and whose sensed outcome differs from the engine's healthy
+    prediction (or a beam missed it); a fault whose first effect was a
+    cascade no drop caused (a stray) or that changed readings at once shows
+    at that time."""
+    drops = sorted((d for d in lines if d.get("kind") == "drop"), key=lambda d: d["t"])
+    out = [{"kind": "coin", "drop": i + 1, "t": d["t"], "entry": d["entry"], "acted": list(d.get("faults", []))}
+           for i, d in enumerate(drops)]
+    number = {id(d): i + 1 for i, d in enumerate(drops)}
+    for f in (d for d in lines if d.get("kind") == "fault" and d.get("applied") is not False):
+        fid = f["id"]
+        row = {"kind": "fault", "id": fid, "fault": f["fault"], "where": f["where"], "t": f["t"],
+               "rate": f.get("chance", 1.0)}
+        acted = [d for d in drops if fid in d.get("faults", []) and _changed(d, f["where"])]
+        strays = [d for d in lines if d.get("kind") == "stray" and d.get("fault") == fid]
+        if acted and _unsensed(acted[0]):
+            # A coin no sensor saw at all (its entry beam missed it and it came to
+            # rest at once): the next coin to meet where it rests shows it.
+            rest, t0 = acted[0]["rested"], acted[0]["t"]
+            acted = [d for d in drops if d["t"] > t0 and any(r in d.get("flips", {}) or r in d.get("rested", []) for r in rest)][:1]
+        if not acted and f["fault"] in catalog.CATALOG and not catalog.row(f["fault"]).sensor:
+            # A changed board state (no drop marked): it shows when a coin next meets that switch.
+            acted = [d for d in drops if d["t"] > f["t"] and (f["where"] in d.get("flips", {}) or f["where"] in d.get("rested", []))][:1]
+        first = acted[0] if acted else None
+        # Readings of that switch changing at once (a hand, a hall going wrong).
+        shown = next((e["t"] for e in events if e.get("switch") == f["where"] and f["t"] - 1e-6 <= e["t"] <= f["t"] + 0.6), None)
+        starts = [t for t in (strays[0]["t"] if strays else None, shown) if t is not None]
+        if starts and (first is None or min(starts) < first["t"]):
+            row["first_effect"] = min(starts)
+        elif first is not None:
+            row["first_drop"] = number[id(first)]
+        out.append(row)
+    return out
+
+
+def _unsensed(d: dict) -> bool:
+    return not d["exits"] and not d["flips"] and f"entry {d['entry']}" in d.get("missed", []) and bool(d.get("rested"))
+
+
+def _changed(d: dict, where: str) -> bool:
+    engine = d.get("engine")
+    if not engine:  # overlapping drops: only the combined outcome is known; did it touch the place?
+        label = where.split(" outlet")[0].split(" ")[0] if where.startswith("R") else where
+        return label in d.get("flips", {}) or label in d.get("rested", []) or any(f"exit {x}" == where for x in d["exits"]) \
+            or f"entry {d['entry']}" == where
+    return sorted(d["exits"]) != sorted(engine.get("exits", [])) or d["flips"] != engine.get("flips", {}) or bool(d.get("missed"))

@@ -1,0 +1,112 @@
+"""Revision records (sensing.md section 4): when later drops tell apart the
+explanations an earlier flagged drop could not, say so at the time it is
+known.
+
+Every flagged drop's ranked faults are kept while they are undecided. After
+each reconciled group the worlds the reconciler still holds say how likely
+each of those faults is now (a world believes a persistent fault, or has the
+one-off event in its recent story); when that ranking has a new leader, or a
+tie has been settled, a revision record goes out with the re-ranked
+diagnosis. A drop is revised at most ``MAX_REVISIONS`` times and is followed
+for ``FOLLOW`` groups.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .belief import Finding
+from .faults import say, twins
+
+FOLLOW = 24  # groups a flagged drop's ambiguity is followed
+SETTLED = 0.8  # a leader this sure settles a tie
+NEW_LEADER = 0.6  # a different leader at least this sure revises
+MAX_REVISIONS = 2
+TIED = 0.75  # a first diagnosis whose leader was less sure than this is followed
+
+
+@dataclass
+class Revision:
+    revises: int
+    t: float
+    diagnosis: list
+    before: object = None  # the fault first ranked on the revised drop
+    drop = None
+    verdict = "revised"
+    ok = True  # a revision is no new mismatch
+
+    def to_json(self) -> dict:
+        return {"drop": None, "revises": self.revises, "t": round(self.t, 4), "verdict": self.verdict,
+                "diagnosis": [_line(f, i == 0 and self.before, self.revises) for i, f in enumerate(self.diagnosis)]}
+
+
+def _line(f: Finding, before, n: int) -> dict:
+    d = f.to_json()
+    if before is not None and before is not False and before != f.fault:
+        d["say"] = (f"Drop {n} first looked like {before.name.replace('_', ' ')} at {before.where}; later drops "
+                    f"rule that out. " + say(f.fault, f.together))
+    elif before is not None and before is not False:
+        d["say"] = f"Drop {n}, confirmed by later drops: " + say(f.fault, f.together)
+    return d
+
+
+@dataclass
+class _Pending:
+    drop: int
+    faults: list  # the diagnosis' faults, first ranked first
+    leader: object
+    sure: float
+    left: int = FOLLOW
+    revised: int = 0
+    together: dict = field(default_factory=dict)
+
+
+class Reviser:
+    def __init__(self, geometry):
+        self.geometry = geometry
+        self.pending: list[_Pending] = []
+
+    def note(self, report) -> None:
+        """A drop report just written: follow it if its diagnosis was undecided."""
+        if report.drop is None or report.ok or len(report.diagnosis) < 2:
+            return
+        first = report.diagnosis[0]
+        if first.confidence >= TIED:
+            return
+        faults = [f.fault for f in report.diagnosis]
+        self.pending.append(_Pending(report.drop, faults, first.fault, first.confidence,
+                                     together={f.fault: f.together for f in report.diagnosis}))
+
+    def update(self, worlds: list, t: float) -> list[Revision]:
+        if not self.pending:
+            return []
+        total = sum(math.exp(w.logw) for w in worlds) or 1.0
+        out = []
+        keep = []
+        for p in self.pending:
+            p.left -= 1
+            probs = {}
+            for f in p.faults:
+                probs[f] = sum(math.exp(w.logw) for w in worlds if f in w.faults or f in w.story) / total
+            s = sum(probs.values())
+            if s <= 0:
+                continue  # no world holds any of them any more: nothing to say
+            ranked = sorted(p.faults, key=lambda f: -probs[f])
+            lead = ranked[0]
+            q = probs[lead] / s
+            # Twins (a dead exit beam and a jam in the only chute to it) no
+            # sensor tells apart: a shift between them is no evidence.
+            changed = lead != p.leader and q >= NEW_LEADER and lead not in twins(p.leader, self.geometry)
+            settled = lead == p.leader and q >= SETTLED and p.sure < TIED and not p.revised
+            if changed or settled:
+                diag = [Finding(f, probs[f] / s, p.together.get(f, ())) for f in ranked if probs[f] / s >= 0.01]
+                out.append(Revision(p.drop, t, diag, before=p.leader))
+                p.revised += 1
+                p.leader, p.sure = lead, q
+                if settled or p.revised >= MAX_REVISIONS:
+                    continue
+            if p.left > 0:
+                keep.append(p)
+        self.pending = keep
+        return out

@@ -1,0 +1,96 @@
+"""The reconciler on the second board model (benchmarks/models/board2, written
+independently of coindrel.virtual), scored from its JSON lines only."""
+
+import json
+
+from benchmarks import scoring
+from benchmarks.models.board2 import Session
+from coindrel.reconcile.offline import load, reconcile_log, reconciler_for
+
+
+def lines(log):
+    rec, reports = reconcile_log(load([json.dumps(d) for d in log]))
+    return [r.to_json() for r in reports]
+
+
+def test_healthy_sessions_with_doubles_hesitation_and_overlap_are_all_ok():
+    coins = 0
+    for seed in range(3):
+        log, truth = Session(seed, drops=60, overlap=0.3, doubles=0.15).run()
+        s = scoring.score_healthy(lines(log), truth)
+        coins += s["coins"]
+        assert s["false_alarms"] == 0, s["examples"]
+        assert s["unmatched"] == 0 and s["extra_records"] == 0
+    assert coins == 180
+
+
+def test_two_coins_in_one_entry_are_two_drops_not_a_chattering_beam():
+    log, truth = Session(11, drops=60, doubles=0.5).run()
+    coins = scoring.coins_of(truth)
+    doubles = [b for a, b in zip(coins, coins[1:]) if a["entry"] == b["entry"] and b["t"] - a["t"] < 0.1]
+    assert len(doubles) >= 5
+    out = lines(log)
+    assert all(r["verdict"] == "ok" for r in out)
+    assert sum(1 for r in out if r["drop"] is not None) == len(coins)
+
+
+def test_an_intermittent_sticky_rocker_keeps_its_name_and_gets_a_rate():
+    log, truth = Session(5, drops=45, faults=[("switch_stuck", "R1S3", 12, 0.5, {})]).run()
+    out = [r for r in lines(log) if r["verdict"] != "ok"]
+    named = [d for r in out for d in r["diagnosis"][:1]]
+    assert named and all((d["fault"], d["where"]) in {("switch_stuck", "R1S3"), ("hall_fault", "R1S3")} for d in named)
+    rated = [d for r in out for d in r["diagnosis"] if d["fault"] == "switch_stuck" and "rate" in d]
+    assert rated and all(0 < d["rate"] < 1 for d in rated)
+
+
+def test_a_tie_is_revised_when_a_later_drop_tells_and_the_scorer_counts_it():
+    log, truth = Session(5, drops=45, faults=[("switch_stuck", "R1S3", 12, 0.5, {})]).run()
+    out = lines(log)
+    first = next(r for r in out if r["verdict"] == "mismatch")
+    assert [d["fault"] for d in first["diagnosis"][:2]] == ["hall_fault", "switch_stuck"]
+    rev = next(r for r in out if r["verdict"] == "revised")
+    assert rev["drop"] is None and rev["revises"] == first["drop"] and rev["diagnosis"][0]["fault"] == "switch_stuck"
+    assert "later drops" in rev["diagnosis"][0]["say"]
+    (res,) = scoring.score_faults(out, truth)
+    assert res["flagged"] and not res["top1_first"] and res["top1"]
+
+
+def test_a_stream_of_four_coins_a_second_is_scored_while_it_runs():
+    log, truth = Session(4242, drops=120, stream=4.0).run()
+    L = load([json.dumps(d) for d in log])
+    rec = reconciler_for(L)
+    late = []
+    events = list(L.events)
+    i, t = 0, 0.0
+    while i < len(events):
+        t += 0.1
+        while i < len(events) and events[i].t <= t:
+            rec.feed(events[i])
+            i += 1
+        late += [t - r.t for r in rec.poll(t) if r.drop is not None]
+    assert len(late) >= 110  # all but the last few coins, while coins still go in
+    assert max(late) < 6.0
+
+
+def test_the_work_budget_bounds_every_diagnosis():
+    log, truth = Session(3, drops=40, faults=[("switch_stuck", "R3S4", 8, 1.0, {}), ("exit_sensor_dead", "exit 7", 8, 1.0, {}),
+                                              ("hall_fault", "R2S3", 9, 1.0, {"mode": "frozen"})]).run()
+    L = load([json.dumps(d) for d in log])
+    rec = reconciler_for(L)
+    rec.budget = 40
+    from coindrel.reconcile.offline import replay
+
+    reports = [r for r in replay(rec, L.events) if hasattr(r, "work")]
+    assert reports and max(r.work for r in reports) <= 40 + 60  # the budget, plus each live world as it is and hand moves
+
+
+def test_the_scorer_fails_an_unflagged_first_drop():
+    truth = [{"kind": "coin", "drop": 1, "t": 1.0, "entry": 3, "acted": [1]},
+             {"kind": "fault", "id": 1, "fault": "jam", "where": "R3S2 left outlet", "t": 0.5, "first_drop": 1}]
+    ok = [{"drop": 1, "entry": 3, "t": 1.0, "verdict": "ok", "diagnosis": []}]
+    (r,) = scoring.score_faults(ok, truth)
+    assert r["exercised"] and not r["flagged"] and not r["top1"] and not r["listed"]
+    bad = [{"drop": 1, "entry": 3, "t": 1.0, "verdict": "mismatch", "diagnosis": [{"fault": "exit_sensor_dead", "where": "exit 4"}]},
+           {"drop": None, "revises": 1, "t": 3.0, "verdict": "revised", "diagnosis": [{"fault": "jam", "where": "R3S2 left outlet"}]}]
+    (r,) = scoring.score_faults(bad, truth)
+    assert r["flagged"] and not r["top1_first"] and r["top1"] and r["listed"]
