@@ -200,7 +200,7 @@ class Table:
             for report in self.reconciler.poll(self.board_now()):
                 self.reports += 1
                 if self.journal is not None:
-                    self._save(self.journal.verdict, report.to_json())
+                    self._save(self.journal.verdict, report)
                 self.flow.on_report(report, now)
                 self._after_flow()
         self.flow.tick(now, self.board_now())
