@@ -37,6 +37,7 @@ def add_arguments(p) -> None:
     p.add_argument("--out", help="folder for --display capture, file for --display gifanim")
     p.add_argument("--no-dropper", action="store_true", help="no coin dropper: the players follow the clock's entry")
     p.add_argument("--state-dir", help="where matches are saved (default: a new temporary folder)")
+    p.add_argument("--control", metavar="PATH", help="serve the control socket here (for coindrel ctl --socket PATH)")
 
 
 def run(args) -> int:
@@ -62,7 +63,7 @@ def run(args) -> int:
         players=players, names=names, opponent=args.opponent, seed=args.seed, clock=args.clock,
         variants=Variants(holes=args.holes, halved=args.halved, shuffled=args.shuffled),
         faults=tuple(args.fault), matches=args.matches, think=args.think, dropper=not args.no_dropper,
-        display=args.display, out=args.out, state_dir=args.state_dir,
+        display=args.display, out=args.out, state_dir=args.state_dir, control=args.control,
     )
     table = asyncio.run(run_sim(opts))
     print(table.last_status)

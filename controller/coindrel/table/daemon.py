@@ -343,9 +343,13 @@ class Table:
 
     # -- the loop ------------------------------------------------------------------------------------
 
-    async def run(self, actions: asyncio.Queue | None = None, stop: asyncio.Event | None = None) -> None:
+    async def run(self, actions: asyncio.Queue | None = None, stop: asyncio.Event | None = None,
+                  control=None) -> None:
+        """``control``: a ``control.ControlServer`` to serve in this loop (coindrel ctl)."""
         stop = stop or asyncio.Event()
         tasks = [asyncio.create_task(self._pump_steps(stop))]
+        if control is not None:
+            await control.start()
         if self.source is not None:
             await self.source.start()
             tasks.append(asyncio.create_task(self._pump_events()))
@@ -361,6 +365,8 @@ class Table:
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if control is not None:
+                await control.close()
             self.save_timing()
             if self.source is not None:
                 await self.source.close()

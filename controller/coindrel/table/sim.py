@@ -52,6 +52,7 @@ class SimOptions:
     out: str | None = None  # capture: a folder of PNGs; gifanim: the GIF's path
     state_dir: str | None = None
     reveal_seconds: float = 2.0
+    control: str | None = None  # a control socket for `coindrel ctl --socket PATH`
 
 
 class SimPlayers:
@@ -274,8 +275,13 @@ async def run_sim(opts: SimOptions, say=None) -> Table:
     keyboard = Keyboard(table, board, stop) if "keyboard" in opts.players and sys.stdin.isatty() else None
     if keyboard is not None:
         keyboard.start()
+    control = None
+    if opts.control:
+        from .control import ControlServer
+
+        control = ControlServer(table, opts.control)
     try:
-        await table.run(None, stop)
+        await table.run(None, stop, control)
     finally:
         if keyboard is not None:
             keyboard.close()
