@@ -79,6 +79,7 @@ class Table:
         self.last_status = ""
         self.reports = 0
         self.failed: str | None = None  # why the table must restart (a journal that cannot save)
+        self.awaiting_board = False  # a resumed open drop waits for the board's snapshot (resync.py)
 
     @property
     def healthy(self) -> bool:
@@ -138,6 +139,10 @@ class Table:
             if not isinstance(ev, StatusEvent):
                 self.reconciler.feed(ev)
         self.board_offset = pending[-1].t - self._clock()
+        self.last_board_t = max(self.last_board_t, pending[-1].t)
+        # its coins may have fallen on while the table was down: it is closed
+        # only once the snapshot has been compared with it (resync.py)
+        self.awaiting_board = self.halls_known and hasattr(self.source, "snapshot")
 
     def read_board(self) -> BoardState | None:
         """The switch positions the hall sensors show (pads empty), or None
@@ -196,7 +201,7 @@ class Table:
     def step(self) -> None:
         """Reconcile what has settled, run the clock, refresh the outside world."""
         now = self.now()
-        if self.reconciler is not None:
+        if self.reconciler is not None and not self.awaiting_board:
             for report in self.reconciler.poll(self.board_now()):
                 self.reports += 1
                 if self.journal is not None:
@@ -386,11 +391,9 @@ class Table:
         except Exception as e:  # the hub went away again; the next connect asks again
             log.warning("no snapshot from the board: %s", e)
             return
-        if self.flow.match is None:
-            self.positions.update(snap.positions)
-        else:  # during a match the switch events are newer than any snapshot
-            for label, pos in snap.positions.items():
-                self.positions.setdefault(label, pos)
+        from .resync import resync
+
+        resync(self, snap)  # the board against the belief: differences reconciled or flagged
 
     async def _pump_actions(self, actions: asyncio.Queue) -> None:
         while True:
