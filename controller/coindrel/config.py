@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .engine import EngineError
+from .limits import CONFIG, read_text_limited
 
 DEFAULT_PATH = Path("/etc/coindrel/coindrel.toml")
 
@@ -129,11 +130,13 @@ class Section:
 def read_toml(path: str | Path) -> dict:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_text_limited(p, CONFIG)
     except FileNotFoundError:
         raise ConfigError(f"{p}: no such configuration file; copy the example from the README or pass --config") from None
     except OSError as e:
         raise ConfigError(f"{p}: cannot read the configuration ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{p}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -78,7 +78,13 @@ def load_lesson(name: str) -> Lesson:
     """A packaged lesson by name (``drop-a-coin``), or a lesson file by path."""
     path = Path(name)
     if path.suffix == ".toml" and path.exists():
-        return _load_file(path.stem, path.read_text(encoding="utf-8"), str(path))
+        from ..limits import LESSON, read_text_limited
+
+        try:
+            text = read_text_limited(path, LESSON)
+        except (OSError, UnicodeDecodeError) as e:
+            raise LessonError(f"{path}: cannot read the lesson ({getattr(e, 'strerror', None) or e})") from None
+        return _load_file(path.stem, text, str(path))
     resource = data_dir() / f"{name}.toml"
     if not resource.is_file():
         known = ", ".join(l.name for l in load_lessons())

@@ -22,6 +22,7 @@ from typing import Callable
 from ..engine import BoardState, EngineError, Geometry, Match
 from ..engine.core import HOLE
 from ..events import StatusEvent, SwitchEvent
+from ..limits import SMALL, read_limited
 from ..reconcile import Reconciler
 from ..reconcile.observed import Sensors
 from . import effects as fx
@@ -308,7 +309,7 @@ class Table:
         if path is None or not path.exists():
             return
         try:
-            self.reconciler.timing.restore(json.loads(path.read_text()))
+            self.reconciler.timing.restore(json.loads(read_limited(path, SMALL)))
         except (OSError, ValueError, EngineError) as e:
             log.warning("%s: %s; the board's timing is learned again", path, e)
 

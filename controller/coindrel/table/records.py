@@ -337,6 +337,11 @@ def _check_begin(rec: Record) -> str:
 def read_last_line(path, limit: int = 65536) -> Record | None:
     """The last complete, checksummed record of a file, read from its end only
     (no sequence check): the fast path for a finished match's summary."""
+    import os
+    import stat
+
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        return None  # a device or a pipe in the history: read_journal says what it is
     with open(path, "rb") as f:
         f.seek(0, 2)
         size = f.tell()

@@ -150,6 +150,11 @@ class MatchStore:
 
     def open(self) -> "MatchStore":
         """Create the directories and take the lock: one daemon per directory."""
+        for d, holds in ((self.dir, "the match in progress and the history"),
+                         (self.history_dir, "the finished matches"), (self.damaged_dir, "copies of damaged records")):
+            if (d.exists() or d.is_symlink()) and not d.is_dir():
+                raise StoreError(f"{d} is {'a broken link' if not d.exists() else 'a file'}, not a directory; coindrel "
+                                 f"keeps {holds} there: move it aside (it may hold something of yours) and start again")
         try:
             for d in (self.dir, self.history_dir, self.damaged_dir):
                 if not d.is_dir():
