@@ -168,6 +168,11 @@ class TableFlow(MenuModes, MatchModes):
             where = ", ".join(_label(e) for e in report.events[:3]) or "the board"
             self._note(MessageView("Not a drop", f"Seen: {where}. A hand in the board?", alert=True), now)
             self._emit(fx.SOUND, "error")
+            if m is not None and not m.over and report.state:
+                # the belief follows the board into the journal, or a restart would forget it
+                belief = BoardState.parse(report.state, self.geometry)
+                if belief.codes != m.board.codes:
+                    m.set_board(belief, f"changed outside a drop: {where}", now)
             return
         forced = m.forced_entry
         exits = tuple(report.scored_exits if report.scored_exits is not None else report.observed_exits)
