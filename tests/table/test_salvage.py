@@ -138,3 +138,21 @@ def test_header_and_setup_both_lost_sets_the_file_aside(built, tmp_path):
     rec = recover_bytes(tmp_path, b"%\n%\n" + b"".join(lines[2:]))
     assert rec.match is None and "starting afresh" in rec.messages[0]
     assert kept(tmp_path) == [b"%\n%\n" + b"".join(lines[2:])]
+
+
+def test_coindrel_history_shows_what_a_damaged_record_cost(built, tmp_path, capsys):
+    from coindrel.cli import main
+
+    lines = built.data.splitlines(keepends=True)
+    i = next(k for k, r in enumerate(scan(built.data).records) if r.kind == "ev")
+    data = b"".join(lines[:i]) + b"#" * 20 + b"\n" + b"".join(lines[i + 1:])
+    (tmp_path / "history").mkdir()
+    (tmp_path / "history" / "0001-x.journal").write_bytes(data)
+    assert main(["history", "1", "--state-dir", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert f"Damaged: record {i + 1} " in text and "lost" in text
+    assert main(["history", "1", "--json", "--state-dir", str(tmp_path)]) == 0
+    import json
+
+    d = json.loads(capsys.readouterr().out)
+    assert d["damaged"][0]["records"] == [i + 1, i + 1] and not d["damaged"][0]["repaired"]
