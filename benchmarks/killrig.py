@@ -31,6 +31,25 @@ START = "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
 FALL = 0.9  # seconds a drop's coins may still be falling after it starts
 
 
+MATCH_WINDOW = 1.2  # seconds between the board's drop and the time the table's verdict gives it
+
+
+def _timed(turns: list[dict], verdicts: list[dict]) -> list[tuple]:
+    """Each turn with the board time, entry, exits (1-based) and flag of its
+    verdict: the next verdict of the same entry and exits (a turn the
+    players corrected keeps the corrected exits, and is flagged)."""
+    out, j = [], 0
+    for t in turns:
+        entry, exits = t["entry"] + 1, sorted(x + 1 for x in t["exits"])
+        k = next((i for i in range(j, len(verdicts)) if verdicts[i].get("entry") == entry), None)
+        if k is None:
+            out.append((None, entry, exits, False))
+            continue
+        v, j = verdicts[k], k + 1
+        out.append((v.get("t"), entry, exits, v.get("verdict") not in (None, "ok")))
+    return out
+
+
 def _reader(stream, q: queue.Queue) -> None:
     for line in iter(stream.readline, ""):
         q.put(line)
@@ -49,11 +68,13 @@ class Result:
     kills: int = 0
     kills_falling: int = 0
     belief_ok: bool | None = None
+    between: int = 0  # drops that fell while no match was in progress (a match had just ended)
     problems: list = field(default_factory=list)
 
     def lines(self) -> list[str]:
         return [
-            f"drops on the board {self.drops}, in the journal {self.scored}",
+            f"drops on the board {self.drops} ({self.between} more between matches, not scored by design), "
+            f"in the journal {self.scored}",
             f"exact {self.exact}, other exits flagged {self.flagged}, other exits silent {self.silent}",
             f"lost {self.lost}, duplicated {self.duplicated}",
             f"kills {self.kills} ({self.kills_falling} while coins fell)",
@@ -145,9 +166,19 @@ class KillRig:
                            capture_output=True, text=True, timeout=timeout, env=self.env)
         return r.returncode, r.stdout, r.stderr
 
+    def ask(self, req: dict) -> dict | None:
+        """A request over the control socket from this process (quicker than a ctl process)."""
+        from coindrel.commands.ctl import request
+        from coindrel.engine import EngineError
+
+        try:
+            return request(self.sock, req, timeout=5.0)
+        except (EngineError, OSError, ValueError):
+            return None  # the table is down or starting
+
     def status(self) -> dict | None:
-        code, out, _ = self.ctl("status", "--json")
-        return json.loads(out) if code == 0 else None
+        a = self.ask({"cmd": "status"})
+        return a["status"] if a and a.get("ok") else None
 
     def wait_for(self, what, timeout: float, step: float = 0.1):
         """Poll a real process (bounded in time): ``what()`` until it is truthy."""
@@ -170,9 +201,25 @@ class KillRig:
             raise RuntimeError(f"coindrel ctl new-match never started a match; see {self.work / 'table.log'}")
 
     def press_on(self, st: dict | None) -> None:
-        """A player at the table: past the screens that wait for a press."""
-        if st and st.get("mode") in ("mismatch", "round-result", "result", "restore"):
-            self.ctl("press", "select")
+        """A player at the table: past the screens that wait for a press, and
+        a new match as soon as one ends (the board drops on regardless)."""
+        if not st:
+            return
+        if st.get("mode") in ("mismatch", "round-result", "result", "restore", "correct"):
+            self.ask({"cmd": "press", "button": "select"})
+        elif st.get("phase") == "menu":
+            self.ask({"cmd": "new-match", "players": ["Ann", "Bo"], "clock": "off"})
+
+    def _watch(self, board_t: float) -> None:
+        """Board-time windows with no match in progress: drops then score nothing, by design."""
+        st = self.status()
+        self.press_on(st)
+        idle = st is not None and (st.get("phase") == "menu" or st.get("over"))
+        if idle and self._idle_since is None:
+            self._idle_since = board_t
+        elif st is not None and not idle and self._idle_since is not None:
+            self.gaps.append((self._idle_since, board_t))
+            self._idle_since = None
 
     # -- the run -----------------------------------------------------------------------------------
 
@@ -200,9 +247,14 @@ class KillRig:
         plan = self.kill_times()
         i = 0
         last = self.schedule[-1][0] + FALL
+        self.gaps, self._idle_since = [], None
+        watched = 0.0
         while True:
             self._board_news()
             board_t = time.monotonic() - self.anchor
+            if board_t - watched >= 0.5:
+                watched = board_t
+                self._watch(board_t)
             if i < len(plan) and board_t >= plan[i]:
                 if self.table.poll() is None:
                     self.kill_table()
@@ -221,12 +273,15 @@ class KillRig:
             time.sleep(0.05)
         deadline = time.monotonic() + settle
         st = None
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline:  # the last drops are reconciled and scored
             st = self.status()
-            self.press_on(st)
-            if st and st.get("drops", 0) >= self.n and st.get("mode") not in ("mismatch",):
+            if st and st.get("mode") in ("mismatch", "restore", "correct"):
+                self.ask({"cmd": "press", "button": "select"})
+            elif st and st.get("mode") in ("turn", "reveal", "round-result", "result", "menu"):
                 break
             time.sleep(0.3)
+        if self._idle_since is not None:
+            self.gaps.append((self._idle_since, float("inf")))
         self.stop_board()  # its truth log is complete once it has stopped
         res.problems += self.score(res, st)
         return res
@@ -240,38 +295,48 @@ class KillRig:
                 self.board.kill()
                 self.board.wait()
 
+    def match_refs(self) -> list[str]:
+        r = subprocess.run([self.python, "-m", "coindrel", "history", "--json", "--state-dir", str(self.state)],
+                           capture_output=True, text=True, env=self.env)
+        listed = json.loads(r.stdout) if r.returncode == 0 else []
+        refs = [str(m["number"]) for m in sorted(listed, key=lambda m: m["number"] or 0) if m["number"]]
+        return refs
+
     def score(self, res: Result, st: dict | None) -> list[str]:
         truth = [json.loads(x) for x in self.truth.read_text().splitlines() if x.strip()]
         drops = [d for d in truth if d.get("kind") == "drop"]
         drops.sort(key=lambda d: d["t"])
+        turns = []  # (board time, entry 1.., exits 1.., flagged) of every drop the journal holds
+        for ref in self.match_refs():
+            r = subprocess.run([self.python, "-m", "coindrel", "history", ref, "--json", "--state-dir",
+                                str(self.state)], capture_output=True, text=True, env=self.env)
+            if r.returncode != 0:
+                return [f"coindrel history {ref} failed: {r.stderr.strip()}"]
+            detail = json.loads(r.stdout)
+            turns += _timed(detail["turns"], [v for v in detail["verdicts"] if v.get("drop") is not None])
+        between = [d for d in drops if any(a <= d["t"] <= b for a, b in self.gaps)]
+        res.between = len(between)
+        drops = [d for d in drops if d not in between]
         res.drops = len(drops)
-        code, out, err = (lambda r: (r.returncode, r.stdout, r.stderr))(subprocess.run(
-            [self.python, "-m", "coindrel", "history", "current", "--json", "--state-dir", str(self.state)],
-            capture_output=True, text=True, env=self.env))
-        if code != 0:
-            return [f"coindrel history failed: {err.strip()}"]
-        detail = json.loads(out)
-        turns = detail["turns"]
-        verdicts = [v for v in detail["verdicts"] if v.get("drop") is not None]
         res.scored = len(turns)
-        # match the journal's turns to the board's drops in order, by entry
-        k = 0
+        # each journal drop to the board's drop at the same time (board clock) and entry
+        free = list(range(len(turns)))
         for d in drops:
-            if k < len(turns) and turns[k]["entry"] + 1 == d["entry"]:
-                t = turns[k]
-                exits = sorted(x + 1 for x in t["exits"])
-                if exits == d["exits"]:
-                    res.exact += 1
-                else:
-                    v = verdicts[k] if k < len(verdicts) else {}
-                    if v.get("verdict") not in (None, "ok"):
-                        res.flagged += 1
-                    else:
-                        res.silent += 1
-                k += 1
-            else:
+            near = [k for k in free if turns[k][1] == d["entry"] and turns[k][0] is not None
+                    and abs(turns[k][0] - d["t"]) < MATCH_WINDOW]
+            if not near:
                 res.lost += 1
-        res.duplicated = max(0, len(turns) - k)
+                continue
+            k = min(near, key=lambda k: abs(turns[k][0] - d["t"]))
+            free.remove(k)
+            _, _, exits, flagged = turns[k]
+            if exits == d["exits"]:
+                res.exact += 1
+            elif flagged:
+                res.flagged += 1
+            else:
+                res.silent += 1
+        res.duplicated = len(free)
         problems = []
         if st is not None and drops:
             after = drops[-1]["after"]
