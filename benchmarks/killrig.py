@@ -273,13 +273,17 @@ class KillRig:
             time.sleep(0.05)
         deadline = time.monotonic() + settle
         st = None
-        while time.monotonic() < deadline:  # the last drops are reconciled and scored
+        before = None
+        while time.monotonic() < deadline:  # the last drops are reconciled and scored: the same twice
             st = self.status()
             if st and st.get("mode") in ("mismatch", "restore", "correct"):
                 self.ask({"cmd": "press", "button": "select"})
-            elif st and st.get("mode") in ("turn", "reveal", "round-result", "result", "menu"):
-                break
-            time.sleep(0.3)
+            elif st and st.get("link", {}).get("up"):
+                now = (st.get("reports"), st.get("drops"), st.get("mode"), st.get("board"))
+                if now == before:
+                    break
+                before = now
+            time.sleep(1.0)
         if self._idle_since is not None:
             self.gaps.append((self._idle_since, float("inf")))
         self.stop_board()  # its truth log is complete once it has stopped
