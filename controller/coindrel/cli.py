@@ -25,6 +25,8 @@ from .errors import CoindrelError
 # name -> (module in coindrel.commands, one-line help: the module's HELP)
 COMMANDS: dict[str, tuple[str, str]] = {
     "calibrate": ("calibrate", "guided hall calibration: flip each switch both ways, store the bands on the hub"),
+    "club": ("club", "run a club's live scoreboard and results server (club serve), or make its admin password hash"),
+    "ctl": ("ctl", "control the running table: status, start a match, press a button (its local unix socket)"),
     "engine": ("engine", "answer rules-engine cases (conformance vectors) from stdin, one JSON line each"),
     "health": ("health", "the board's health from an observation log: persistent faults, incidents, learned timing"),
     "hint": ("hint", "the best entry for the player to move (look-ahead), with every alternative ranked"),

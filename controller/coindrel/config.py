@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .errors import CoindrelError
+from .limits import CONFIG, read_text_limited
 
 DEFAULT_PATH = Path("/etc/coindrel/coindrel.toml")
 EXAMPLE = "systemd/coindrel.toml.example"  # in the source tree; README "Configuration" explains it
@@ -163,8 +164,10 @@ class Section:
 
 def read_toml(path: str | Path) -> dict:
     p = Path(path)
+    if p.is_dir():
+        raise ConfigError(f"{p}: is a folder; give the configuration file, e.g. {p / 'coindrel.toml'}")
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_text_limited(p, CONFIG)
     except FileNotFoundError:
         raise ConfigError(f"{p}: no such configuration file; copy {EXAMPLE} there "
                           f"(sudo install -D -m 644 {EXAMPLE} {p}) and edit it, or pass --config FILE") from None

@@ -134,3 +134,48 @@ def test_sysusers_creates_the_user_in_its_groups(tmp_path):
     assert re.search(r"^coindrel:x:\d+:\d+:Coindrel Table daemon:/var/lib/coindrel:/usr/sbin/nologin$", passwd, re.M)
     for g in ("gpio", "i2c", "dialout"):
         assert re.search(rf"^{g}:x:\d+:(.*,)?coindrel(,.*)?$", group, re.M), g
+
+
+DROPIN = SYSTEMD / "coindrel-network-hub.conf"
+
+
+def test_only_the_hubs_device_class_is_allowed():
+    """The Pico is a USB CDC-ACM device (ttyACM); USB-serial adapters (ttyUSB) are not the hub."""
+    allowed = [v.split()[0] for v in unit_settings()["Service.DeviceAllow"]]
+    assert allowed == ["char-gpiochip", "char-i2c", "char-ttyACM"]
+    rules = (SYSTEMD / "99-coindrel-hub.rules").read_text()
+    assert 'SUBSYSTEM=="tty"' in rules and "2e8a" in rules  # the symlink points at the Pico's ttyACM node
+
+
+def test_the_shipped_unit_has_no_network_and_the_drop_in_opens_only_what_a_network_hub_needs():
+    s = unit_settings()
+    assert one(s, "Service.PrivateNetwork") == "yes" and one(s, "Service.RestrictAddressFamilies") == "AF_UNIX"
+    d = unit_settings(DROPIN)
+    assert one(d, "Service.PrivateNetwork") == "no"
+    assert set(one(d, "Service.RestrictAddressFamilies").split()) == {"AF_UNIX", "AF_INET", "AF_INET6"}
+    assert one(d, "Service.IPAddressDeny") == "any" and one(d, "Service.IPAddressAllow") == "localhost"
+    assert set(d) == {"Service.PrivateNetwork", "Service.RestrictAddressFamilies", "Service.IPAddressDeny",
+                      "Service.IPAddressAllow"}  # nothing else of the hardening is loosened
+    doc = (SYSTEMD.parent / "docs/install-pi.md").read_text()
+    assert "coindrel-network-hub.conf" in doc and "coindrel.service.d" in doc
+
+
+def with_dropin(tmp_path: Path) -> Path:
+    root = verify_root(tmp_path, UNIT.read_text())
+    d = root / "etc/systemd/system/coindrel.service.d"
+    d.mkdir()
+    shutil.copy(DROPIN, d / "network-hub.conf")
+    return root
+
+
+@needs_analyze
+def test_the_network_hub_drop_in_verifies_and_stays_low_exposure(tmp_path):
+    root = with_dropin(tmp_path)
+    result = verify(root)
+    assert result.returncode == 0 and result.stderr.strip() == "", result.stderr
+    result = subprocess.run([ANALYZE, "security", "--offline=true", f"--root={root}", "--no-pager", "coindrel.service"],
+                            capture_output=True, text=True, timeout=120)
+    m = re.search(r"Overall exposure level for coindrel\.service:\s*([\d.]+)", result.stdout)
+    assert m, result.stdout + result.stderr
+    assert "Service has access to the host's network" in result.stdout  # the drop-in is what was analysed
+    assert float(m.group(1)) < 2.0

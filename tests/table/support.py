@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coindrel.engine import Match, MatchSetup, drop, side_name
+from coindrel.engine import Match, MatchSetup, drop, drop_in_place, side_name
 from coindrel.events import EntryEvent, ExitEvent, StatusEvent, SwitchEvent
 from coindrel.table.store import MatchStore
 
@@ -51,7 +51,12 @@ def play_drop(match: Match, journal, entry: int, t: float) -> None:
         journal.event(SwitchEvent(t + 0.104 + k / 100, g.labels[sw], side_name(pads[sw])))
     for x in outcome.exits:
         journal.event(ExitEvent(t + 0.6, x))
-    journal.verdict({"drop": len(match.results) + 1, "entry": entry + 1, "verdict": "ok"})
+    after = match.board.copy()
+    drop_in_place(after, [entry])
+    exits = [x + 1 for x in outcome.exits]
+    journal.verdict({"drop": len(match.results) + 1, "entry": entry + 1, "t": t + 0.6,
+                     "expected": {"exits": exits, "flips": {}}, "observed": {"exits": exits, "flips": {}},
+                     "verdict": "ok", "diagnosis": [], "state": after.rows(), "scored": exits})
     match.play(entry, t + 1)
     journal.sync_match(match)
 

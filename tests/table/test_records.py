@@ -58,14 +58,69 @@ def test_a_torn_last_line_is_a_torn_write():
     assert "cut short" in s.damage.describe()
 
 
-def test_a_bad_line_in_the_middle_is_damage_and_counts_what_is_lost():
+def test_a_flipped_bit_in_the_middle_is_repaired_exactly():
     data = bytearray(journal(("act", {"do": "setup"}), ("act", {"do": "a"}), ("act", {"do": "b"})))
     second = data.index(b"\n") + 1
     data[second + 20] ^= 0x04
     s = scan(bytes(data))
-    assert len(s.records) == 1 and not s.damage.torn and s.damage.later == 2
-    assert s.damage.reason == "checksum mismatch"
-    assert "record 2 is damaged (checksum mismatch)" in s.damage.describe() and "2 later records" in s.damage.describe()
+    assert s.damage is None and [r.n for r in s.records] == [1, 2, 3, 4]
+    assert s.records[1].data == {"do": "setup"} and "one flipped bit" in s.records[1].repaired
+    (hole,) = s.holes
+    assert (hole.first, hole.last, hole.offset, hole.reason) == (2, 2, second, "checksum mismatch")
+
+
+def test_a_garbage_line_in_the_middle_costs_that_record_only():
+    lines = journal(("act", {"do": "setup"}), ("ev", {"t": 1.0}), ("act", {"do": "b"})).splitlines(keepends=True)
+    garbage = b"\x8f" + lines[2][1:10] + b"#" * (len(lines[2]) - 12) + b"~\n"
+    s = scan(b"".join(lines[:2]) + garbage + lines[3])
+    assert s.damage is None and [r.n for r in s.records] == [1, 2, 4]
+    (hole,) = s.holes
+    assert hole.lost and hole.numbers == range(3, 4) and hole.size == len(garbage)
+
+
+def test_a_flipped_newline_joining_two_records_is_repaired():
+    data = bytearray(journal(("act", {"do": "setup"}), ("act", {"do": "a"}), ("act", {"do": "b"})))
+    second_end = data.index(b"\n", data.index(b"\n") + 1)
+    data[second_end] ^= 0x01
+    s = scan(bytes(data))
+    assert [r.n for r in s.records] == [1, 2, 3, 4] and s.damage is None
+    assert [r.n for r in s.holes[0].repaired] == [2, 3]
+
+
+def test_a_byte_flipped_into_a_newline_is_repaired():
+    data = bytearray(journal(("act", {"do": "setup"}), ("act", {"do": "a*b"}), ("act", {"do": "b"})))
+    data[data.index(b"a*b") + 1] ^= 0x20  # "*" is 0x2a: one bit from a newline
+    s = scan(bytes(data))
+    assert [r.data for r in s.records[1:]] == [{"do": "setup"}, {"do": "a*b"}, {"do": "b"}]
+    assert "split" in s.records[2].repaired
+
+
+def test_missing_lines_are_a_hole_of_no_bytes():
+    lines = journal(("act", {"do": "setup"}), ("act", {"do": "a"}), ("act", {"do": "b"})).splitlines(keepends=True)
+    s = scan(b"".join(lines[:2] + lines[3:]))
+    assert [r.n for r in s.records] == [1, 2, 4] and s.holes[0].size == 0 and s.holes[0].numbers == range(3, 4)
+
+
+def test_a_lost_header_is_a_hole_when_records_follow():
+    lines = journal(("act", {"do": "setup"}), ("act", {"do": "a"})).splitlines(keepends=True)
+    s = scan(b"garbage\n" + b"".join(lines[1:]))
+    assert [r.n for r in s.records] == [2, 3] and s.holes[0].first == 1
+    assert scan(b"garbage\n").records == [] and scan(b"garbage\n").damage.offset == 0
+
+
+def test_a_flipped_bit_in_the_last_newline_is_repaired():
+    data = bytearray(journal(("act", {"do": "setup"}), ("act", {"do": "a"})))
+    data[-1] ^= 0x40
+    s = scan(bytes(data))
+    assert s.damage is None and s.records[-1].data == {"do": "a"} and s.records[-1].repaired
+
+
+def test_an_overlong_line_is_damage_not_a_memory_hog():
+    from coindrel.table.records import MAX_LINE
+
+    lines = journal(("act", {"do": "setup"}), ("act", {"do": "a"})).splitlines(keepends=True)
+    s = scan(lines[0] + b"x" * (MAX_LINE + 5) + b"\n" + lines[2])
+    assert [r.n for r in s.records] == [1, 3] and "longer than any record" in s.holes[0].reason
 
 
 def test_records_out_of_sequence_are_not_trusted():
@@ -86,7 +141,13 @@ def test_uppercase_hex_is_not_what_was_written():
     head = encode(1, "begin", BEGIN)
     line = next(x for x in (encode(2, "note", {"k": k}) for k in range(100)) if not x[:8].isdigit())
     assert scan(head + line).damage is None
-    assert scan(head + line[:8].upper() + line[8:]).damage.reason == "not a journal record line"
+    upper = line[:8].upper() + line[8:]
+    s = scan(head + upper)  # uppercase is bit 5 of each letter flipped: one letter is repaired, more are damage
+    letters = sum(1 for c in line[:8] if c in b"abcdef")
+    if letters == 1:
+        assert s.records[-1].repaired and s.damage is None
+    else:
+        assert s.damage.reason == "not a journal record line"
 
 
 def test_zero_bytes_are_named():
@@ -115,14 +176,15 @@ def test_read_last_line_reads_only_a_good_final_record(tmp_path):
 
 def test_garbage_after_the_last_good_record_is_a_torn_write_however_it_looks():
     """Unsynced pages reach the disk in any order: junk lines after the last
-    good record cost nothing confirmed, unless an intact record follows."""
+    good record cost nothing confirmed; with an intact record after them they
+    are a hole that costs only the records they hold."""
     data = journal(("act", {"do": "setup"}))
     junk = b"\x8f\x01garbage\nmore garbage\n\xff\xfe\n"
     s = scan(data + junk)
     assert len(s.records) == 2 and s.damage.torn and s.damage.later == 0 and s.damage.size == len(junk)
     intact = encode(4, "note", {"x": 1})
     s = scan(data + junk + intact)
-    assert not s.damage.torn and s.damage.later == 1
+    assert s.damage is None and [r.n for r in s.records] == [1, 2, 4] and s.holes[0].numbers == range(3, 4)
 
 
 json_values = st.recursive(

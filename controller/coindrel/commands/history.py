@@ -87,6 +87,8 @@ def print_match(detail, out) -> None:
         return
     if len(s.players) == 2:
         out.write(f"{s.players[0]} {s.totals[0]}, {s.players[1]} {s.totals[1]}: {_outcome(s)}\n")
+    for loss in detail.contents.losses:
+        out.write(f"Damaged: {loss.hole.where()} ({loss.hole.reason}): {loss.said}\n")
     if s.rounds:
         out.write("Rounds: " + "   ".join(f"{k}: {a}-{b}" for k, (a, b) in enumerate(s.rounds, start=1)) + "\n")
     if s.problem:
@@ -140,7 +142,8 @@ def run(args) -> int:
                     out.write(line + "\n")
             elif args.json:
                 json.dump({"summary": detail.summary.to_json(), "turns": detail.turns(),
-                           "corrections": detail.corrections(), "verdicts": detail.contents.verdicts}, out)
+                           "corrections": detail.corrections(), "verdicts": detail.contents.verdicts,
+                           "damaged": [loss.to_json() for loss in detail.contents.losses]}, out)
                 out.write("\n")
             else:
                 print_match(detail, out)

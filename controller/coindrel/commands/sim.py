@@ -39,6 +39,7 @@ def add_arguments(p) -> None:
     p.add_argument("--out", help="folder for --display capture, file for --display gifanim")
     p.add_argument("--no-dropper", action="store_true", help="no coin dropper: the players follow the clock's entry")
     p.add_argument("--state-dir", help="where matches are saved (default: a new temporary folder)")
+    p.add_argument("--control", metavar="PATH", help="serve the control socket here (for coindrel ctl --socket PATH)")
     p.add_argument("--script", metavar="FILE",
                    help="JSON Lines of what people do at given board times: press, drop, hand, place, take, "
                         "unplug, restart (see coindrel.table.script)")
@@ -95,7 +96,7 @@ def run(args) -> int:
         players=players, names=names, opponent=args.opponent, seed=args.seed, clock=args.clock,
         variants=Variants(holes=args.holes, halved=args.halved, shuffled=args.shuffled),
         faults=tuple(args.fault), matches=args.matches, think=args.think, dropper=not args.no_dropper,
-        display=args.display, out=args.out, state_dir=args.state_dir, club=club,
+        display=args.display, out=args.out, state_dir=args.state_dir, club=club, control=args.control,
     )
     if args.fast:
         from ..table.fastsim import run_fast

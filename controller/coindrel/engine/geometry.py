@@ -381,14 +381,35 @@ def _check_acyclic(rows, source: str) -> None:
                 stack.append((nxt, iter(graph[nxt])))
 
 
-def load_geometry(path) -> Geometry:
+MAX_BOARD_FILE = 1 << 20  # bytes; a board file is a few KiB
+
+
+def _read_board_file(p: Path) -> str:
+    """At most MAX_BOARD_FILE bytes of a regular file: ``/dev/zero`` or a
+    named pipe is refused at once, not read for ever."""
+    import os
+    import stat
+
+    fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(0, "it is not a regular file (a device, a pipe or a directory)")
+        data = os.read(fd, MAX_BOARD_FILE + 1) if st.st_size <= MAX_BOARD_FILE else b"x" * (MAX_BOARD_FILE + 1)
+        if len(data) > MAX_BOARD_FILE:
+            raise OSError(0, f"it is more than {MAX_BOARD_FILE // 1024} KiB; a board file is a few KiB")
+        return data.decode("utf-8")
+    finally:
+        os.close(fd)
+
+
+def load_geometry(path: str | Path) -> Geometry:
     """Load and validate a board file; errors name the file and the bad part."""
     import json
 
     p = os.fspath(path)
     try:
-        with open(p, encoding="utf-8") as f:
-            text = f.read()
+        text = _read_board_file(p)
     except OSError as e:
         raise GeometryError(f"{p}: cannot read the board file ({e.strerror})") from None
     except UnicodeDecodeError as e:

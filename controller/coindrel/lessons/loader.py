@@ -78,10 +78,12 @@ def load_lesson(name: str) -> Lesson:
     """A packaged lesson by name (``drop-a-coin``), or a lesson file by path."""
     path = Path(name)
     if path.suffix == ".toml" and path.exists():
+        from ..limits import LESSON, read_text_limited
+
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text_limited(path, LESSON)
         except OSError as e:
-            raise LessonError(f"{path}: cannot read the lesson ({e.strerror})") from None
+            raise LessonError(f"{path}: cannot read the lesson ({e.strerror or e})") from None
         except UnicodeDecodeError as e:
             raise LessonError(f"{path}: not a text file (byte {e.start} is not UTF-8); a lesson is TOML") from None
         return _load_file(path.stem, text, str(path))

@@ -22,6 +22,7 @@ from typing import Callable
 from ..engine import BoardState, EngineError, Geometry, Match
 from ..engine.core import HOLE
 from ..events import EntryEvent, StatusEvent, SwitchEvent
+from ..limits import SMALL, read_limited
 from ..reconcile import Reconciler
 from ..reconcile.observed import Sensors
 from . import effects as fx
@@ -94,6 +95,7 @@ class Table:
         self.failed: str | None = None  # why the table must restart (a journal that cannot save)
         self._poke = asyncio.Event()  # set by every event and press: the loop steps at once
         self._shown = None  # the view on the panel now
+        self.awaiting_board = False  # a resumed open drop waits for the board's snapshot (resync.py)
 
     @property
     def healthy(self) -> bool:
@@ -157,6 +159,10 @@ class Table:
             if not isinstance(ev, StatusEvent):
                 self.reconciler.feed(ev)
         self.board_offset = pending[-1].t - self._clock()
+        self.last_board_t = max(self.last_board_t, pending[-1].t)
+        # its coins may have fallen on while the table was down: it is closed
+        # only once the snapshot has been compared with it (resync.py)
+        self.awaiting_board = self.halls_known and hasattr(self.source, "snapshot")
 
     def read_board(self) -> BoardState | None:
         """The switch positions the hall sensors show (pads empty), or None
@@ -217,11 +223,11 @@ class Table:
     def step(self) -> None:
         """Reconcile what has settled, run the clock, refresh the outside world."""
         now = self.now()
-        if self.reconciler is not None:
+        if self.reconciler is not None and not self.awaiting_board:
             for report in self.reconciler.poll(self.board_now()):
                 self.reports += 1
                 if self.journal is not None:
-                    self._save(self.journal.verdict, report.to_json())
+                    self._save(self.journal.verdict, report)
                 self.flow.on_report(report, now)
                 self._after_flow()
         self._check_falling(now)
@@ -336,7 +342,7 @@ class Table:
         if path is None or not path.exists():
             return
         try:
-            self.reconciler.timing.restore(json.loads(path.read_text()))
+            self.reconciler.timing.restore(json.loads(read_limited(path, SMALL)))
         except (OSError, ValueError, EngineError) as e:
             log.warning("%s: %s; the board's timing is learned again", path, e)
 
@@ -376,11 +382,16 @@ class Table:
 
     # -- the loop ------------------------------------------------------------------------------------
 
-    async def run(self, actions: asyncio.Queue | None = None, stop: asyncio.Event | None = None) -> None:
+    async def run(self, actions: asyncio.Queue | None = None, stop: asyncio.Event | None = None,
+                  control=None) -> None:
+        """``control``: a ``control.ControlServer`` to serve in this loop (coindrel ctl)."""
         stop = stop or asyncio.Event()
         tasks = [asyncio.create_task(self._pump_steps(stop))]
-        await self.source.start()
-        tasks.append(asyncio.create_task(self._pump_events()))
+        if control is not None:
+            await control.start()
+        if self.source is not None:
+            await self.source.start()
+            tasks.append(asyncio.create_task(self._pump_events()))
         if actions is not None:
             tasks.append(asyncio.create_task(self._pump_actions(actions)))
         if self.outputs is not None:
@@ -404,6 +415,8 @@ class Table:
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if control is not None:
+                await control.close()
             self.save_timing()
             await self.source.close()
             if self.notifier is not None:
@@ -422,10 +435,15 @@ class Table:
         except Exception as e:  # the hub went away again; the next connect asks again
             log.warning("no snapshot from the board: %s", e)
             return
+        from .resync import resync
+
+        resync(self, snap)  # the board against the belief: differences reconciled or flagged
         self.learn_positions(snap.positions)
 
     def learn_positions(self, positions: dict[str, str]) -> None:
-        """Every switch's position, as a snapshot shows it."""
+        """Every switch's position, as a snapshot shows it (after ``resync``
+        compared it with the belief: a resumed open drop waits no longer)."""
+        self.awaiting_board = False
         if self.flow.match is None:
             self.positions.update(positions)
         else:  # during a match the switch events are newer than any snapshot

@@ -69,7 +69,7 @@ def watch_reports(table, out: Outcome, on_mismatch=lambda: None) -> None:
         seen(report, now)
         d = flow.diagnosis
         if report.drop is not None and d is not None and (report.verdict != "ok" or d.findings or d.facts):
-            out.mismatches.append((report.drop, (d.findings or d.facts or (report.verdict,))[0]))
+            out.mismatches.append((d.drop if d.drop is not None else report.drop, (d.findings or d.facts or (report.verdict,))[0]))
             tell = on_mismatch()
             if tell is not None:
                 tell(report, d)
@@ -133,7 +133,13 @@ class FastRig:
         self._hook_reports()
 
     def _snapshot(self) -> None:
-        self.table.learn_positions({ev.switch: ev.pos for ev in self.board.hub.snapshot()})
+        """What the daemon does with the hub's snapshot on every connect."""
+        from ..sources.base import Snapshot
+        from .resync import resync
+
+        positions = {ev.switch: ev.pos for ev in self.board.hub.snapshot()}
+        resync(self.table, Snapshot(self.board.now, positions))
+        self.table.learn_positions(positions)
 
     def _hook_reports(self) -> None:
         watch_reports(self.table, self.out, lambda: self.on_mismatch)

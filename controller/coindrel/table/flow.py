@@ -17,6 +17,7 @@ What the buttons do in each mode is in ``modes_menu`` and ``modes_match``.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable
 
 from ..display import (
@@ -206,6 +207,12 @@ class TableFlow(MenuModes, MatchModes):
             over = ("The match is over: it scores nothing.",) if m is not None and m.over else ()
             self._note(stray_view(report, facts=over), now)
             self._emit(fx.SOUND, "error")
+            if m is not None and not m.over and report.state:
+                # the belief follows the board into the journal, or a restart would forget it
+                belief = BoardState.parse(report.state, self.geometry)
+                if belief.codes != m.board.codes:
+                    where = ", ".join(_label(e) for e in report.events[:3]) or "the board"
+                    m.set_board(belief, f"changed outside a drop: {where}", now)
             return
         coin_mode, self.coin_mode = self.coin_mode or self.mode, None
         self.falling_entry = None
@@ -224,6 +231,8 @@ class TableFlow(MenuModes, MatchModes):
             facts.append(f"Coin in {entry_label(report.entry)}; the clock chose {entry_label(forced)}.")
         if report.verdict != "ok" or facts or report.diagnosis:
             self.diagnosis = mismatch_view(report, findings=report.diagnosis[:3], facts=tuple(facts))
+            if self.diagnosis.drop != len(m.results):  # the match's count (a restarted reconciler counts anew)
+                self.diagnosis = dataclasses.replace(self.diagnosis, drop=len(m.results))
             self._emit(fx.SOUND, "mismatch")
         else:
             self._emit(fx.SOUND, "score" if result.points else "nothing")
@@ -516,3 +525,14 @@ def _board_problem(steps: list[HandStep]) -> str:
     if take_out:
         return "Holes: take out " + ", ".join(take_out) + ", then press."
     return "Put back " + ", ".join(put_back) + " (no Holes), then press."
+
+
+def _label(ev) -> str:
+    kind = getattr(ev, "kind", "")
+    if kind == "exit":
+        return f"exit {ev.exit + 1}"
+    if kind == "entry":
+        return f"entry {ev.entry + 1}"
+    if kind == "switch":
+        return f"{ev.switch} {ev.pos}"
+    return kind or "the board"

@@ -136,6 +136,11 @@ def history_files(state_dir: Path) -> list[Path]:
         names = [p for p in d.iterdir() if p.name.endswith(SUFFIX)]
     except FileNotFoundError:
         return []
+    except NotADirectoryError:
+        raise JournalError(f"{d} is a file, not a directory: coindrel keeps the finished matches there; "
+                           "move it aside") from None
+    except OSError as e:
+        raise JournalError(f"cannot list the finished matches in {d}: {e.strerror}") from None
 
     def key(p: Path):
         m = NUMBER.match(p.name)

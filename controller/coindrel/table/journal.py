@@ -256,8 +256,10 @@ def cut_tail(path: Path, damage: Damage, keep_dir: Path, wall: float) -> tuple[P
 
 def read_journal(path: Path):
     """Scan a journal file (read-only)."""
+    from ..limits import JOURNAL, read_limited
+
     try:
-        data = path.read_bytes()
+        data = read_limited(path, JOURNAL)
     except OSError as e:
         raise JournalError(f"cannot read {path}: {e.strerror}") from None
     return scan(data)

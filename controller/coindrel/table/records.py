@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import json
 import zlib
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import CoindrelError
@@ -29,6 +30,7 @@ FORMAT = 1
 KINDS = frozenset({"begin", "act", "ev", "verdict", "correction", "note", "end"})
 _CRC_LEN = 8  # hex digits, then one space
 _HEX = b"0123456789abcdef"
+MAX_LINE = 1 << 20  # bytes; the longest record the table writes is a few KiB
 
 
 class RecordError(CoindrelError, ValueError):
@@ -43,6 +45,7 @@ class Record:
     w: float | None  # wall clock (seconds since the epoch) when written
     offset: int  # byte offset of the line in the file
     size: int  # bytes, newline included
+    repaired: str = ""  # how a damaged line was read back exactly ("" for an intact one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +68,41 @@ class Damage:
 
 
 @dataclass(frozen=True, slots=True)
+class Hole:
+    """Damaged (or missing) records with intact records after them: the
+    damage costs these records only, never the ones that follow.
+
+    ``repaired`` holds the records as they were written when the damage is
+    one flipped bit per line (CRC-32 locates it), which loses nothing."""
+
+    offset: int  # where the damaged bytes start (where the missing records belong)
+    size: int  # damaged bytes (0: records missing without a trace, e.g. a deleted line)
+    first: int  # the first record number missing
+    last: int  # the last record number missing
+    reason: str
+    repaired: tuple[Record, ...] = ()
+    kinds: tuple[str, ...] = ()  # record kinds still legible in the damaged bytes
+
+    @property
+    def numbers(self) -> range:
+        return range(self.first, self.last + 1)
+
+    @property
+    def lost(self) -> bool:
+        return not self.repaired
+
+    def where(self) -> str:
+        rec = f"record {self.first}" if self.first == self.last else f"records {self.first}-{self.last}"
+        size = f"{self.size} byte{'s' if self.size != 1 else ''} at byte {self.offset}" if self.size else f"at byte {self.offset}"
+        return f"{rec} ({size})"
+
+
+@dataclass(frozen=True, slots=True)
 class Scan:
-    records: list[Record]
-    good_size: int  # bytes of trusted records at the start of the file
-    damage: Damage | None
+    records: list[Record]  # every trusted record in file order (repaired ones included)
+    good_size: int  # bytes to keep: the file up to its torn tail
+    damage: Damage | None  # the torn tail (or a header that is not this journal's)
+    holes: list[Hole] = field(default_factory=list)
 
 
 def encode(n: int, kind: str, data: Any, w: float | None = None) -> bytes:
@@ -87,8 +121,9 @@ def encode(n: int, kind: str, data: Any, w: float | None = None) -> bytes:
     return b"%08x %s\n" % (zlib.crc32(body), body)
 
 
-def _decode(line: bytes, expect_n: int) -> tuple[Record | None, str]:
-    """Parse one complete line (without its newline); (record, "") or (None, why)."""
+def _decode(line: bytes, expect_n: int | None) -> tuple[Record | None, str]:
+    """Parse one complete line (without its newline); (record, "") or (None, why).
+    ``expect_n`` None: any number (the scanner checks the order)."""
     if len(line) < _CRC_LEN + 2 or line[_CRC_LEN : _CRC_LEN + 1] != b" ":
         if not line.strip(b"\0"):
             return None, "zero bytes where a record should be"
@@ -105,56 +140,191 @@ def _decode(line: bytes, expect_n: int) -> tuple[Record | None, str]:
         return None, "checksum matches but the record is not JSON"
     if not isinstance(obj, dict) or not isinstance(obj.get("n"), int) or obj.get("k") not in KINDS or "d" not in obj:
         return None, "not a record of this journal format"
-    if obj["n"] != expect_n:
+    if expect_n is not None and obj["n"] != expect_n:
         return None, f"numbered {obj['n']} where {expect_n} was expected"
     w = obj.get("w")
     if w is not None and (not isinstance(w, (int, float)) or isinstance(w, bool)):
         return None, "bad wall-clock field"
-    return Record(expect_n, obj["k"], obj["d"], w, 0, 0), ""
+    return Record(obj["n"], obj["k"], obj["d"], w, 0, 0), ""
 
 
 def scan(data: bytes) -> Scan:
-    """Read records from the start of ``data`` until the first one that cannot
-    be trusted. The first record must be a ``begin`` of a known format."""
+    """Read every record of ``data`` that can be trusted.
+
+    A damaged line costs itself only: the intact records after it count, and
+    the records it should have held become a ``Hole`` (repaired exactly when
+    one flipped bit explains it). Damage with no intact record after it is
+    what a torn last write looks like (pages of an unsynced write reach the
+    disk in any order, or as zeros or stale blocks): nothing confirmed is
+    behind it, and it is the ``damage`` to cut off. The first record must be a
+    ``begin`` of a known format; a header that is not one is a hole too (the
+    store rebuilds it), unless nothing intact follows."""
     records: list[Record] = []
-    pos, size = 0, len(data)
-    damage = None
+    holes: list[Hole] = []
+    bad: list[tuple[int, int, str]] = []  # damaged lines since the last trusted record: (start, end, why)
+    pos, size, last_n = 0, len(data), 0
+    foreign = ""
     while pos < size:
-        end = data.find(b"\n", pos)
+        end = data.find(b"\n", pos, pos + MAX_LINE + 1)
         if end < 0:
-            rest = data[pos:]
-            reason = "zero bytes where a record should be" if not rest.strip(b"\0") else "incomplete last record"
-            damage = Damage(pos, size - pos, len(records) + 1, reason, True, 0)
-            break
-        rec, why = _decode(data[pos:end], len(records) + 1)
+            nxt = data.find(b"\n", pos + MAX_LINE + 1)
+            if nxt < 0:
+                break  # an incomplete last line: the torn tail
+            bad.append((pos, nxt + 1, f"a line of {nxt - pos} bytes, longer than any record ({MAX_LINE})"))
+            pos = nxt + 1
+            continue
+        rec, why = _decode(data[pos:end], None)
+        if rec is not None and rec.n <= last_n:
+            rec, why = None, f"numbered {rec.n} where {last_n + 1} was expected"
         if rec is not None and rec.n == 1:
             why = _check_begin(rec)
+            if why and pos == 0 and rec.kind == "begin":
+                foreign = why  # intact, but another format: nothing after it is ours to read
+                break
             rec = None if why else rec
         if rec is None:
-            # Intact records after a bad one are what the damage costs. With
-            # none, it is what a torn last write looks like (pages of an
-            # unsynced write reach the disk in any order, or as zeros or
-            # stale blocks): nothing that was confirmed is behind it.
-            later = _intact_lines(data, end + 1)
-            damage = Damage(pos, size - pos, len(records) + 1, why, later == 0, later)
-            break
-        records.append(Record(rec.n, rec.kind, rec.data, rec.w, pos, end + 1 - pos))
-        pos = end + 1
-    return Scan(records, pos if damage is None else damage.offset, damage)
+            bad.append((pos, end + 1, why))
+            pos = end + 1
+            continue
+        if bad or rec.n != last_n + 1:
+            hole = _hole(data, bad, pos, last_n + 1, rec.n - 1)
+            holes.append(hole)
+            records.extend(hole.repaired)
+        records.append(replace(rec, offset=pos, size=end + 1 - pos))
+        last_n, pos, bad = rec.n, end + 1, []
+    tail = bad[0][0] if bad else pos
+    damage = None
+    if tail < size:
+        reason = bad[0][2] if bad else ("zero bytes where a record should be" if not data[pos:].strip(b"\0")
+                                        else "incomplete last record")
+        fixed = _repair(data[tail:pos], last_n + 1, None) if bad and pos == size else None
+        if fixed is None and pos < size and _ONE_BIT.get(data[-1] ^ 0x0A):
+            # the file's last newline flipped: a complete record, not a torn one
+            fixed = _repair(data[tail:-1] + b"\n", last_n + 1, None)
+            if fixed:
+                fixed[-1] = replace(fixed[-1], repaired=fixed[-1].repaired or "one flipped bit in its newline")
+            if fixed and not bad:
+                bad = [(pos, size, "the last line's newline is damaged")]
+        if fixed:  # complete lines, each one flipped bit away from a record: damaged, not torn
+            holes.append(_hole(data, bad, size, last_n + 1, fixed[-1].n, fixed))
+            records.extend(fixed)
+            tail = size
+        else:
+            damage = Damage(tail, size - tail, last_n + 1, reason, True, 0)
+    if foreign or not records:
+        # not this journal's (another format), or nothing in it can be trusted: the whole file is the damage
+        reason = foreign or (bad[0][2] if bad else damage.reason if damage else "not a journal")
+        return Scan([], 0, Damage(0, size, 1, reason, not foreign, 0) if data else None, [])
+    return Scan(records, tail, damage, holes)
 
 
-def _intact_lines(data: bytes, pos: int) -> int:
-    """Complete lines from ``pos`` on whose checksum matches."""
-    n = 0
-    while True:
-        end = data.find(b"\n", pos)
-        if end < 0:
-            return n
-        line = data[pos:end]
-        if (len(line) > _CRC_LEN + 1 and line[_CRC_LEN : _CRC_LEN + 1] == b" " and not line[:_CRC_LEN].strip(_HEX)
-                and int(line[:_CRC_LEN], 16) == zlib.crc32(line[_CRC_LEN + 1 :])):
-            n += 1
-        pos = end + 1
+def _hole(data: bytes, bad: list, pos: int, first: int, last: int, fixed=None) -> Hole:
+    start = bad[0][0] if bad else pos
+    region = data[start:pos]
+    if fixed is None and bad and last >= first:
+        fixed = _repair(region, first, last) or None
+    kinds = tuple(k.decode() for k in _KIND.findall(region) if k.decode() in KINDS)
+    reason = bad[0][2] if bad else "no record there: lines are missing"
+    return Hole(start, len(region), first, max(first, last) if bad else last, reason,
+                tuple(replace(r, offset=r.offset + start) for r in fixed or ()), kinds)
+
+
+_KIND = re.compile(rb'"k":"(\w{1,12})"')
+
+
+def _repair(region: bytes, first: int, last: int | None) -> list[Record] | None:
+    """The records ``first``..``last`` (``last`` None: as many as the lines
+    hold) read back from damaged lines, when each line is one flipped bit away
+    from a record with the right number, or one flipped newline joined or split
+    two lines. None when the damage is more than that."""
+    lines = region.split(b"\n")[:-1]
+    want = None if last is None else last - first + 1
+    candidates = [(lines, "")]
+    if want is None or want == len(lines) + 1:  # a newline flipped into another byte joins two records
+        for i, line in enumerate(lines):
+            for j, c in enumerate(line):
+                if _ONE_BIT.get(c ^ 0x0A):
+                    candidates.append((lines[:i] + [line[:j], line[j + 1:]] + lines[i + 1:],
+                                       "one flipped bit joined it to the next line"))
+    if want is None or want == len(lines) - 1:  # a byte flipped into a newline splits one
+        for i in range(len(lines) - 1):
+            for c in _NEAR_NEWLINE:
+                candidates.append((lines[:i] + [lines[i] + bytes([c]) + lines[i + 1]] + lines[i + 2:],
+                                   "one flipped bit split it in two lines"))
+    for cand, how in candidates:
+        if want is not None and len(cand) != want:
+            continue
+        out, offset = [], 0
+        for k, line in enumerate(cand):
+            rec = _read_back(line, first + k)
+            if rec is None:
+                break
+            out.append(replace(rec, offset=offset, size=len(line) + 1, repaired=rec.repaired or how))
+            offset += len(line) + 1
+        else:
+            if out:
+                return out
+    return None
+
+
+_ONE_BIT = {1 << b: True for b in range(8)}
+_NEAR_NEWLINE = tuple(0x0A ^ (1 << b) for b in range(8))
+_TABLE = []
+for _n in range(256):
+    _c = _n
+    for _ in range(8):
+        _c = (_c >> 1) ^ (0xEDB88320 if _c & 1 else 0)
+    _TABLE.append(_c)
+
+
+def _flipped_bit(body: bytes, crc: int) -> int | None:
+    """The bit (index from the start, 8 per byte) whose flip makes ``body``'s
+    CRC-32 ``crc``, or None. CRC-32 is linear: a flipped bit changes the CRC by
+    a value that depends only on its distance from the end, so one pass finds
+    it (CRC-32 keeps single-bit errors apart in records of any length here)."""
+    syndrome = zlib.crc32(body) ^ crc
+    if not syndrome:
+        return None
+    regs = [_TABLE[1 << b] for b in range(8)]
+    n = len(body)
+    for m in range(n):
+        for b in range(8):
+            if regs[b] == syndrome:
+                return (n - 1 - m) * 8 + b
+        regs = [(r >> 8) ^ _TABLE[r & 0xFF] for r in regs]
+    return None
+
+
+def _read_back(line: bytes, n: int) -> Record | None:
+    """Record ``n`` from ``line``, intact or one flipped bit away from it."""
+    rec, _ = _decode(line, n)
+    if rec is not None:
+        return rec if n != 1 or not _check_begin(rec) else None
+    if len(line) < _CRC_LEN + 2:
+        return None
+    head, sep, body = line[:_CRC_LEN], line[_CRC_LEN], line[_CRC_LEN + 1:]
+    want = b"%08x" % zlib.crc32(body)
+    fixed = None
+    if sep == 0x20 and _bits_apart(head, want) == 1:
+        fixed, where = want + b" " + body, "its checksum"
+    elif _ONE_BIT.get(sep ^ 0x20) and head == want:
+        fixed, where = want + b" " + body, "the space after its checksum"
+    elif sep == 0x20 and not head.strip(_HEX):
+        bit = _flipped_bit(body, int(head, 16))
+        if bit is not None:
+            b = bytearray(body)
+            b[bit // 8] ^= 1 << (bit % 8)
+            fixed, where = head + b" " + bytes(b), f"byte {_CRC_LEN + 1 + bit // 8} of the line"
+    if fixed is None:
+        return None
+    rec, _ = _decode(fixed, n)
+    if rec is None or (n == 1 and _check_begin(rec)):
+        return None
+    return replace(rec, repaired=f"one flipped bit in {where}")
+
+
+def _bits_apart(a: bytes, b: bytes) -> int:
+    return sum(bin(x ^ y).count("1") for x, y in zip(a, b)) + 8 * abs(len(a) - len(b))
 
 
 def _check_begin(rec: Record) -> str:
@@ -169,6 +339,11 @@ def _check_begin(rec: Record) -> str:
 def read_last_line(path, limit: int = 65536) -> Record | None:
     """The last complete, checksummed record of a file, read from its end only
     (no sequence check): the fast path for a finished match's summary."""
+    import os
+    import stat
+
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        return None  # a device or a pipe in the history: read_journal says what it is
     with open(path, "rb") as f:
         f.seek(0, 2)
         size = f.tell()

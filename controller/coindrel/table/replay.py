@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from ..engine import EngineError, Match
 from ..events import EventError, SourceEvent, event_from_json
 from .records import Record, Scan
+from .salvage import Loss, fill, mend_replay
 
 
 @dataclass
@@ -23,6 +24,7 @@ class Contents:
     acts: list[Record] = field(default_factory=list)
     problem: str | None = None  # why replay stopped early
     bad: Record | None = None  # the first record that did not replay
+    losses: list[Loss] = field(default_factory=list)  # damaged records in the middle, and what they cost
 
     @property
     def number(self) -> int | None:
@@ -99,16 +101,33 @@ def _try(actions: list[dict]) -> tuple[Match | None, str]:
 
 def read_contents(scan: Scan) -> Contents:
     """Sort a scan's records and replay the match as far as it goes."""
-    c = Contents(records=list(scan.records))
+    records, losses = fill(scan.records, scan.holes)
+    c = Contents(records=records, losses=losses)
     if not c.records:
         c.problem = "the journal is empty"
         return c
-    c.begin = c.records[0].data
+    c.begin = dict(c.records[0].data)
+    if c.begin.get("rebuilt"):
+        # the store numbered the match when it found the header lost, in a note
+        header = next((r.data["header"] for r in c.records if r.kind == "note" and isinstance(r.data, dict)
+                       and isinstance(r.data.get("header"), dict)), None)
+        if header:
+            c.begin.update(header)
     for r in c.records[1:]:
         if r.kind == "act":
             c.acts.append(r)
         elif r.kind == "end" and c.end is None and isinstance(r.data, dict):
             c.end = r.data
+    if (not c.acts or c.acts[0].data.get("do") != "setup") and isinstance(c.begin.get("setup"), dict):
+        lost = next((x for x in c.losses if x.hole.lost and x.hole.first > 1), None)
+        if lost is not None:  # the setup action was damaged: the header holds it too
+            setup = Record(lost.hole.first, "act", {"do": "setup", "setup": c.begin["setup"]}, None, lost.hole.offset,
+                           0, "rebuilt from the journal's header")
+            c.acts.insert(0, setup)
+            c.records.insert(next((i for i, r in enumerate(c.records) if r.offset >= setup.offset), len(c.records)),
+                             setup)
+            c.losses = [Loss(x.hole, "the match setup, rebuilt from the journal's header", (setup,)) if x is lost
+                        else x for x in c.losses]
     actions = []
     for r in c.acts:
         if not isinstance(r.data, dict) or not isinstance(r.data.get("do"), str):
@@ -119,6 +138,16 @@ def read_contents(scan: Scan) -> Contents:
         c.problem = c.problem or "the journal has no match setup"
         return c
     match, why = _try(actions)
+    if match is None and any(loss.hole.lost for loss in c.losses):
+        mended, said = mend_replay(c.acts, [loss.hole for loss in c.losses], _try)
+        if said:
+            rebuilt = next(r for r in mended if r.repaired and r not in c.acts)
+            c.acts, actions = mended, [r.data for r in mended]
+            c.records.insert(next((i for i, r in enumerate(c.records) if r.offset >= rebuilt.offset), len(c.records)),
+                             rebuilt)
+            c.losses = [Loss(x.hole, said + " (the record itself is lost)", (rebuilt,)) if x.hole.first == rebuilt.n
+                        else x for x in c.losses]
+            match, why = _try(actions)
     if match is not None:
         c.match, c.replayed = match, len(actions)
         return c

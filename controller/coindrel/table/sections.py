@@ -40,6 +40,29 @@ def parse_storage(sec: Section) -> StorageSettings:
 
 
 @dataclass(frozen=True)
+class ControlSettings:
+    """``[control]``: the local control socket (``coindrel ctl``)."""
+
+    enabled: bool = True
+    socket: Path | None = None  # None: $RUNTIME_DIRECTORY/control.sock, else /run/coindrel/control.sock
+
+
+def parse_control(sec: Section) -> ControlSettings:
+    raw = sec.str("socket", "default")
+    if raw == "":
+        out = ControlSettings(False, None)
+    elif raw == "default":
+        out = ControlSettings()
+    elif not Path(raw).is_absolute():
+        sec.fail("socket", f"{raw!r} must be an absolute path, \"default\" (the service's RuntimeDirectory) "
+                           "or \"\" (no control socket)")
+    else:
+        out = ControlSettings(True, Path(raw))
+    sec.check_unknown()
+    return out
+
+
+@dataclass(frozen=True)
 class MatchDefaults:
     """How a new match is set up unless the players choose otherwise."""
 

@@ -59,8 +59,13 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
     feeder = WatchdogFeeder.from_env(notifier, healthy=lambda: table.healthy)
     watchdog = feeder.start() if feeder is not None else None
     polling = asyncio.create_task(_poll_inputs(inputs, loop)) if inputs is not None else None
+    control = None
+    if settings.control.enabled:
+        from .control import ControlServer
+
+        control = ControlServer(table, settings.control.socket)
     try:
-        await table.run(actions, stop)
+        await table.run(actions, stop, control)
     finally:
         for task in (watchdog, polling):
             if task is not None:

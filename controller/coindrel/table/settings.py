@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..config import DEFAULT_PATH, ConfigError, Section, read_toml
-from .sections import BoardSettings, MatchDefaults, StorageSettings, parse_board, parse_match, parse_storage
+from .sections import (BoardSettings, ControlSettings, MatchDefaults, StorageSettings, parse_board,
+                       parse_control, parse_match, parse_storage)
 
 Parser = Callable[[Section], Any]
 
@@ -41,6 +42,7 @@ BUILTIN_KEYS = {
     "storage": ("state_dir", "keep_matches"),
     "match": ("clock", "players", "variants", "seed"),
     "board": ("geometry", "source"),  # and one table per registered board source
+    "control": ("socket",),
 }
 _registered: dict[str, Parser] = {}
 
@@ -94,9 +96,11 @@ class Settings:
     match: MatchDefaults = MatchDefaults()
     board: BoardSettings | None = None
     sections: Mapping[str, Any] = field(default_factory=dict)  # plugin tables by name; None if absent and unowned
+    control: ControlSettings = ControlSettings()
 
     def __getitem__(self, name: str) -> Any:
-        return {"storage": self.storage, "match": self.match, "board": self.board}.get(name, self.sections.get(name))
+        own = {"storage": self.storage, "match": self.match, "board": self.board, "control": self.control}
+        return own.get(name, self.sections.get(name))
 
 
 def _run(name: str, parse: Parser, sec: Section) -> Any:
@@ -127,6 +131,7 @@ def parse_settings(data: dict, source: str = "config", base: Path | None = None)
     storage = parse_storage(Section("storage", data.get("storage"), source))
     match = parse_match(Section("match", data.get("match"), source))
     board = parse_board(Section("board", data.get("board"), source), base)
+    control = parse_control(Section("control", data.get("control"), source))
     sections: dict[str, Any] = {}
     for name in top_level_names():
         if name in BUILTIN_KEYS:
@@ -141,7 +146,7 @@ def parse_settings(data: dict, source: str = "config", base: Path | None = None)
             continue
         sections[name] = _run(name, parse, Section(name, data.get(name), source))
     _check_pins([board.backend, *sections.values()], source)
-    return Settings(source, storage, match, board, sections)
+    return Settings(source, storage, match, board, sections, control)
 
 
 def _check_pins(values: list, source: str) -> None:

@@ -51,6 +51,7 @@ class SimOptions:
     out: str | None = None  # capture: a folder of PNGs; gifanim: the GIF's path
     state_dir: str | None = None
     reveal_seconds: float = 2.0
+    control: str | None = None  # a control socket for `coindrel ctl --socket PATH`
     learn: bool = False  # simulated people play through a lesson they find on screen (instead of leaving it)
     club: object = None  # coindrel.club.config.ClubSettings: join a club's scoreboard
 
@@ -242,8 +243,13 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
                 keyboard.table = table
             stopper = asyncio.create_task(done.wait())
             stopper.add_done_callback(lambda _, life=life: life.set())
+            control = None
+            if opts.control:
+                from .control import ControlServer
+
+                control = ControlServer(table, opts.control)  # coindrel ctl --socket PATH
             try:
-                await table.run(None, life)
+                await table.run(None, life, control)
             except Exception as e:  # noqa: BLE001 - a dead table ends the sim, reported in its result
                 errors.append(f"{type(e).__name__}: {e}")
                 done.set()

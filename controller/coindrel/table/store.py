@@ -27,7 +27,8 @@ from .. import __version__
 from ..engine import Match
 from ..events import event_from_json, event_to_json
 from .history import CURRENT, DAMAGED, HISTORY, NUMBER, SUFFIX, MatchSummary, history_files, match_summary
-from .journal import Journal, JournalError, cut_tail, fsync_dir, move_durably, read_journal, utc_stamp
+from .journal import (Journal, JournalError, cut_tail, fsync_dir, move_durably, read_journal, utc_stamp,
+                      write_durably)
 from .records import Damage, Record
 from .replay import Contents, read_contents
 
@@ -68,8 +69,15 @@ class MatchJournal(Journal):
         data = event_to_json(ev) if not isinstance(ev, dict) else event_to_json(event_from_json(ev))
         return self.append("ev", data, durable)
 
-    def verdict(self, data: dict) -> int:
-        """A reconciliation verdict (sensing.md section 4 line)."""
+    def verdict(self, data) -> int:
+        """A reconciliation verdict (sensing.md section 4 line, or the report
+        itself). A report's exits as scored are kept with it: they rebuild the
+        drop should its action record be damaged (``salvage``)."""
+        if hasattr(data, "to_json"):
+            report, data = data, data.to_json()
+            scored = getattr(report, "scored_exits", None)
+            if scored is not None and report.drop is not None:
+                data["scored"] = [x + 1 for x in scored]
         return self.append("verdict", data)
 
     def correction(self, data: dict) -> int:
@@ -142,6 +150,11 @@ class MatchStore:
 
     def open(self) -> "MatchStore":
         """Create the directories and take the lock: one daemon per directory."""
+        for d, holds in ((self.dir, "the match in progress and the history"),
+                         (self.history_dir, "the finished matches"), (self.damaged_dir, "copies of damaged records")):
+            if (d.exists() or d.is_symlink()) and not d.is_dir():
+                raise StoreError(f"{d} is {'a broken link' if not d.exists() else 'a file'}, not a directory; coindrel "
+                                 f"keeps {holds} there: move it aside (it may hold something of yours) and start again")
         try:
             for d in (self.dir, self.history_dir, self.damaged_dir):
                 if not d.is_dir():
@@ -210,25 +223,75 @@ class MatchStore:
             out.messages.append(f"{self.current}: record {bad.n} does not replay ({contents.problem}); cut it and the "
                                 f"{later} record(s) after it ({tail.size} bytes) off and kept a copy in {copy}")
             size = bad.offset
+        header = self._number_rebuilt_header(contents)
+        notes = self._keep_damaged(contents, out)
+        size = _end_with_newline(self.current, size)
         good = contents.good()
         end = next((r.data for r in good if r.kind == "end"), None)
         if end is not None:
             self._to_history(self.current, contents.number, contents.match_id)
             out.messages.append(f"match #{contents.number} had ended ({end.get('result')}); moved it to the history")
             return out
-        journal = MatchJournal.reopen(self.current, good[-1].n + 1, size, **self._kw())
+        journal = MatchJournal.reopen(self.current, max(r.n for r in good) + 1, size, **self._kw())
+        if notes or header:
+            # so that the next start neither copies nor reports these again
+            journal.note({k: v for k, v in (("damaged", notes), ("header", header)) if v})
         journal.number, journal.match_id, journal.started = contents.number or 0, contents.match_id, contents.started
         match = contents.match
         saved = contents.actions
         journal.acts = len(saved)
         if match.log[: len(saved)] == saved:
             journal.sync_match(match)  # actions the replay derived but a crash kept from the disk
+        elif any(loss.hole.lost for loss in contents.losses):
+            journal.acts = len(match.log)  # the replay re-derives what a damaged record held, at every read
         else:
             journal.acts = len(match.log)
             out.messages.append(f"{self.current}: the saved actions differ from their replay by this version of "
                                 "the engine; resuming from the replay")
         out.match, out.journal, out.contents = match, journal, contents
         return out
+
+    def _number_rebuilt_header(self, contents: Contents) -> dict:
+        """A journal whose header was lost gets the next free match number
+        (kept in a note, so it stays the same)."""
+        if not contents.begin.get("rebuilt") or contents.number is not None:
+            return {}
+        number = self._next_number()
+        first = next((r.w for r in contents.records if r.w is not None), None)
+        header = {"number": number, "id": f"{number:04d}-{utc_stamp(first if first is not None else self._wall())}"}
+        contents.begin.update(header)
+        return header
+
+    def _keep_damaged(self, contents: Contents, out: Recovery) -> list[dict]:
+        """Copy each damaged record byte-exact to ``damaged/`` and say which
+        record of which match it was and what it cost. Holes an earlier start
+        already handled (its note says so) are left alone."""
+        handled = set()
+        for r in contents.records:
+            if r.kind == "note" and isinstance(r.data, dict) and isinstance(r.data.get("damaged"), list):
+                handled |= {d.get("offset") for d in r.data["damaged"] if isinstance(d, dict)}
+        notes = []
+        which = f"match #{contents.number}" + (f" ({contents.match_id})" if contents.match_id else "")
+        for loss in contents.losses:
+            h = loss.hole
+            if h.offset in handled or (contents.bad is not None and h.offset >= contents.bad.offset):
+                continue  # handled before, or cut off with the records that do not replay
+            later = sum(1 for r in contents.records if r.offset > h.offset and not r.repaired)
+            kept = ""
+            if h.size:
+                with open(self.current, "rb") as f:
+                    f.seek(h.offset)
+                    raw = f.read(h.size)
+                name = contents.match_id or self.current.stem
+                copy = _free_name(self.damaged_dir / f"{name}-record{h.first}-at{h.offset}.damaged")
+                self.damaged_dir.mkdir(parents=True, exist_ok=True)
+                write_durably(copy, raw)
+                kept = f"; kept a byte-exact copy in {copy}"
+            damaged = "is damaged" if h.size else "is missing"
+            out.messages.append(f"{self.current}: {h.where()} of {which} {damaged} ({h.reason}): {loss.said}; "
+                                f"the {later} record{'s' if later != 1 else ''} after it still count{kept}")
+            notes.append(loss.to_json() | {"copy": kept[len('; kept a byte-exact copy in '):] or None})
+        return notes
 
     def _remove_leftovers(self, out: Recovery) -> None:
         for p in self.dir.glob("*.tmp"):
@@ -253,7 +316,9 @@ class MatchStore:
         number = self._next_number()
         wall = self._wall()
         match_id = f"{number:04d}-{utc_stamp(wall)}"
-        begin = {"number": number, "id": match_id, "app": f"coindrel {__version__}", "meta": meta or {}}
+        # The setup is kept in the header too: each rebuilds the other if a record is damaged (salvage).
+        begin = {"number": number, "id": match_id, "app": f"coindrel {__version__}", "meta": meta or {},
+                 "setup": match.log[0]["setup"]}
         journal = MatchJournal.create(self.current, begin, [("act", a) for a in match.log], at=wall, **self._kw())
         journal.number, journal.match_id, journal.started, journal.acts = number, match_id, wall, len(match.log)
         return journal
@@ -304,6 +369,20 @@ class MatchStore:
         if gone:
             fsync_dir(self.history_dir)
         return gone
+
+
+def _end_with_newline(path: Path, size: int) -> int:
+    """The scanner accepts a file that does not end in a newline only when
+    the last record's newline is one flipped bit (repaired, and its damaged
+    copy kept): put the newline back before anything is appended after it."""
+    with open(path, "rb+") as f:
+        f.seek(max(0, size - 1))
+        if size and f.read(1) != b"\n":
+            f.seek(size - 1)
+            f.write(b"\n")
+            f.flush()
+            os.fsync(f.fileno())
+    return size
 
 
 def _free_name(path: Path) -> Path:

@@ -1,0 +1,353 @@
+"""kill -9 with real processes: a served virtual board in one process,
+``coindrel run`` in another, a match started with ``coindrel ctl new-match``,
+the daemon SIGKILLed at random moments (a share of them while coins fall)
+and restarted at once; at the end every drop the journal holds
+(``coindrel history current --json``) is compared with the virtual board's
+``--truth``.
+
+Used by tests/table/test_kill9.py (short) and benchmarks/bench_kill.py (long).
+The board runs on its own schedule of drops whatever the table does, as a
+person's hand would. What it measures, per drop of the truth: scored with the
+board's exits (exact), scored with other exits and flagged for the players
+(mismatch verdict), scored with other exits silently, lost, duplicated; and
+whether the table's belief of the rockers matches the board at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+START = "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
+FALL = 0.9  # seconds a drop's coins may still be falling after it starts
+
+
+MATCH_WINDOW = 1.2  # seconds between the board's drop and the time the table's verdict gives it
+
+
+def _timed(turns: list[dict], verdicts: list[dict]) -> list[tuple]:
+    """Each turn with the board time, entry, exits (1-based) and flag of its
+    verdict: the next verdict of the same entry and exits (a turn the
+    players corrected keeps the corrected exits, and is flagged)."""
+    out, j = [], 0
+    for t in turns:
+        entry, exits = t["entry"] + 1, sorted(x + 1 for x in t["exits"])
+        k = next((i for i in range(j, len(verdicts)) if verdicts[i].get("entry") == entry), None)
+        if k is None:
+            out.append((None, entry, exits, False))
+            continue
+        v, j = verdicts[k], k + 1
+        out.append((v.get("t"), entry, exits, v.get("verdict") not in (None, "ok")))
+    return out
+
+
+def _reader(stream, q: queue.Queue) -> None:
+    for line in iter(stream.readline, ""):
+        q.put(line)
+    q.put(None)
+
+
+@dataclass
+class Result:
+    drops: int = 0  # drops the board produced (truth)
+    scored: int = 0  # drops in the journal
+    exact: int = 0
+    flagged: int = 0  # other exits than the board's, but flagged (a mismatch verdict)
+    silent: int = 0  # other exits than the board's, not flagged
+    lost: int = 0
+    duplicated: int = 0
+    kills: int = 0
+    kills_falling: int = 0
+    belief_ok: bool | None = None
+    between: int = 0  # drops that fell while no match was in progress (a match had just ended)
+    problems: list = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        return [
+            f"drops on the board {self.drops} ({self.between} more between matches, not scored by design), "
+            f"in the journal {self.scored}",
+            f"exact {self.exact}, other exits flagged {self.flagged}, other exits silent {self.silent}",
+            f"lost {self.lost}, duplicated {self.duplicated}",
+            f"kills {self.kills} ({self.kills_falling} while coins fell)",
+            f"belief of the rockers matches the board at the end: {self.belief_ok}",
+        ]
+
+
+class KillRig:
+    def __init__(self, work: Path, *, drops: int, interval: float = 2.5, first: float = 8.0, seed: int = 1,
+                 kills: int = 0, falling_share: float = 0.4, faults: tuple[str, ...] = (),
+                 python: str = sys.executable):
+        self.work = Path(work)
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.rng = random.Random(seed)
+        self.seed, self.n, self.interval, self.first = seed, drops, interval, first
+        self.kill_count, self.falling_share, self.faults = kills, falling_share, tuple(faults)
+        self.python = python
+        self.truth = self.work / "truth.jsonl"
+        self.sock = self.work / "control.sock"
+        self.state = self.work / "state"
+        self.board = self.table = None
+        self.table_log = open(self.work / "table.log", "a")
+        self.schedule = [(first + k * interval, self.rng.randrange(8) + 1) for k in range(drops)]
+        self.env = dict(os.environ, PYTHONUNBUFFERED="1")
+
+    # -- processes ---------------------------------------------------------------------------
+
+    def start_board(self, timeout: float = 30.0) -> str:
+        cmd = [self.python, "-m", "coindrel", "virtual-board", "--serve", "socket://127.0.0.1:0", "--wait",
+               "--seed", str(self.seed), "--start", START, "--truth", str(self.truth)]
+        for t, e in self.schedule:
+            cmd += ["--drop", f"{e}@{t:.3f}"]
+        for f in self.faults:
+            cmd += ["--fault", f]
+        self.board = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env)
+        self.board_lines: queue.Queue = queue.Queue()
+        threading.Thread(target=_reader, args=(self.board.stdout, self.board_lines), daemon=True).start()
+        self.anchor = None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = self.board_lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            if line is None:
+                raise RuntimeError("the virtual board stopped before serving")
+            if "virtual hub on socket://" in line:
+                self.url = line.strip().split("virtual hub on ", 1)[1].split()[0]
+                break
+        else:
+            raise RuntimeError("the virtual board did not start serving")
+        cfg = self.work / "coindrel.toml"
+        cfg.write_text(
+            f'[storage]\nstate_dir = "{self.state}"\n[match]\nclock = "off"\nplayers = ["Ann", "Bo"]\n'
+            f'[board]\nsource = "hub"\n[board.hub]\nurl = "{self.url}"\n[control]\nsocket = "{self.sock}"\n'
+            '[display]\ndriver = "dummy"\n')
+        self.config = cfg
+        return self.url
+
+    def _board_news(self) -> None:
+        while True:
+            try:
+                line = self.board_lines.get_nowait()
+            except queue.Empty:
+                return
+            if line and "controller connected" in line and self.anchor is None:
+                self.anchor = time.monotonic()  # --wait: the board's clock starts at the first bytes
+
+    def start_table(self) -> None:
+        self.table = subprocess.Popen([self.python, "-m", "coindrel", "run", "--config", str(self.config)],
+                                      stdout=self.table_log, stderr=self.table_log, env=self.env)
+
+    def kill_table(self) -> None:
+        self.table.send_signal(signal.SIGKILL)
+        self.table.wait()
+
+    def close(self) -> None:
+        for p in (self.table, self.board):
+            if p is not None and p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        self.table_log.close()
+
+    # -- talking to the table ----------------------------------------------------------------------
+
+    def ctl(self, *args: str, timeout: float = 10.0) -> tuple[int, str, str]:
+        r = subprocess.run([self.python, "-m", "coindrel", "ctl", "--socket", str(self.sock), *args],
+                           capture_output=True, text=True, timeout=timeout, env=self.env)
+        return r.returncode, r.stdout, r.stderr
+
+    def ask(self, req: dict) -> dict | None:
+        """A request over the control socket from this process (quicker than a ctl process)."""
+        from coindrel.commands.ctl import request
+        from coindrel.engine import EngineError
+
+        try:
+            return request(self.sock, req, timeout=5.0)
+        except (EngineError, OSError, ValueError):
+            return None  # the table is down or starting
+
+    def status(self) -> dict | None:
+        a = self.ask({"cmd": "status"})
+        return a["status"] if a and a.get("ok") else None
+
+    def wait_for(self, what, timeout: float, step: float = 0.1):
+        """Poll a real process (bounded in time): ``what()`` until it is truthy."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self._board_news()
+            value = what()
+            if value:
+                return value
+            if self.table is not None and self.table.poll() is not None:
+                raise RuntimeError(f"coindrel run exited with {self.table.returncode}; see {self.work / 'table.log'}")
+            time.sleep(step)
+        return None
+
+    def new_match(self, timeout: float = 30.0) -> None:
+        def started():
+            code, _, err = self.ctl("new-match", "--players", "Ann,Bo", "--clock", "off")
+            return code == 0
+        if not self.wait_for(started, timeout, 0.2):
+            raise RuntimeError(f"coindrel ctl new-match never started a match; see {self.work / 'table.log'}")
+
+    def press_on(self, st: dict | None) -> None:
+        """A player at the table: past the screens that wait for a press, and
+        a new match as soon as one ends (the board drops on regardless)."""
+        if not st:
+            return
+        if st.get("mode") in ("mismatch", "round-result", "result", "restore", "correct"):
+            self.ask({"cmd": "press", "button": "select"})
+        elif st.get("phase") == "menu":
+            self.ask({"cmd": "new-match", "players": ["Ann", "Bo"], "clock": "off"})
+
+    def _watch(self, board_t: float) -> None:
+        """Board-time windows with no match in progress: drops then score nothing, by design."""
+        st = self.status()
+        self.press_on(st)
+        idle = st is not None and (st.get("phase") == "menu" or st.get("over"))
+        if idle and self._idle_since is None:
+            self._idle_since = board_t
+        elif st is not None and not idle and self._idle_since is not None:
+            self.gaps.append((self._idle_since, board_t))
+            self._idle_since = None
+
+    # -- the run -----------------------------------------------------------------------------------
+
+    def kill_times(self) -> list[float]:
+        """Board times to kill at: a share while coins fall, the rest anywhere."""
+        end = self.schedule[-1][0] + 1.0
+        out = []
+        for _ in range(self.kill_count):
+            if self.rng.random() < self.falling_share:
+                t, _ = self.rng.choice(self.schedule)
+                out.append(t + self.rng.uniform(0.05, FALL * 0.8))
+            else:
+                out.append(self.rng.uniform(self.first, end))
+        return sorted(out)
+
+    def run(self, settle: float = 20.0) -> Result:
+        self.start_board()
+        self.start_table()
+        self.wait_for(lambda: self.sock.exists(), 30)
+        self.new_match()
+        self.wait_for(lambda: self.anchor is not None, 10)
+        if self.anchor is None:
+            self.anchor = time.monotonic()
+        res = Result()
+        plan = self.kill_times()
+        i = 0
+        last = self.schedule[-1][0] + FALL
+        self.gaps, self._idle_since = [], None
+        watched = 0.0
+        while True:
+            self._board_news()
+            board_t = time.monotonic() - self.anchor
+            if board_t - watched >= 0.5:
+                watched = board_t
+                self._watch(board_t)
+            if i < len(plan) and board_t >= plan[i]:
+                if self.table.poll() is None:
+                    self.kill_table()
+                    res.kills += 1
+                    res.kills_falling += any(t <= plan[i] <= t + FALL for t, _ in self.schedule)
+                self.start_table()
+                i += 1
+                # kills closer together than a restart would only kill a starting process
+                while i < len(plan) and plan[i] < board_t + 1.0:
+                    i += 1
+                continue
+            if board_t > last and i >= len(plan):
+                break
+            if self.table.poll() is not None:
+                self.start_table()  # it stopped by itself (a journal it could not save): systemd restarts it
+            time.sleep(0.05)
+        deadline = time.monotonic() + settle
+        st = None
+        before = None
+        while time.monotonic() < deadline:  # the last drops are reconciled and scored: the same twice
+            st = self.status()
+            if st and st.get("mode") in ("mismatch", "restore", "correct"):
+                self.ask({"cmd": "press", "button": "select"})
+            elif st and st.get("link", {}).get("up"):
+                now = (st.get("reports"), st.get("drops"), st.get("mode"), st.get("board"))
+                if now == before:
+                    break
+                before = now
+            time.sleep(1.0)
+        if self._idle_since is not None:
+            self.gaps.append((self._idle_since, float("inf")))
+        self.stop_board()  # its truth log is complete once it has stopped
+        res.problems += self.score(res, st)
+        return res
+
+    def stop_board(self) -> None:
+        if self.board is not None and self.board.poll() is None:
+            self.board.send_signal(signal.SIGINT)
+            try:
+                self.board.wait(10)
+            except subprocess.TimeoutExpired:
+                self.board.kill()
+                self.board.wait()
+
+    def match_refs(self) -> list[str]:
+        r = subprocess.run([self.python, "-m", "coindrel", "history", "--json", "--state-dir", str(self.state)],
+                           capture_output=True, text=True, env=self.env)
+        listed = json.loads(r.stdout) if r.returncode == 0 else []
+        refs = [str(m["number"]) for m in sorted(listed, key=lambda m: m["number"] or 0) if m["number"]]
+        return refs
+
+    def score(self, res: Result, st: dict | None) -> list[str]:
+        truth = [json.loads(x) for x in self.truth.read_text().splitlines() if x.strip()]
+        drops = [d for d in truth if d.get("kind") == "drop"]
+        drops.sort(key=lambda d: d["t"])
+        turns = []  # (board time, entry 1.., exits 1.., flagged) of every drop the journal holds
+        for ref in self.match_refs():
+            r = subprocess.run([self.python, "-m", "coindrel", "history", ref, "--json", "--state-dir",
+                                str(self.state)], capture_output=True, text=True, env=self.env)
+            if r.returncode != 0:
+                return [f"coindrel history {ref} failed: {r.stderr.strip()}"]
+            detail = json.loads(r.stdout)
+            turns += _timed(detail["turns"], [v for v in detail["verdicts"] if v.get("drop") is not None])
+        between = [d for d in drops if any(a <= d["t"] <= b for a, b in self.gaps)]
+        res.between = len(between)
+        drops = [d for d in drops if d not in between]
+        res.drops = len(drops)
+        res.scored = len(turns)
+        # each journal drop to the board's drop at the same time (board clock) and entry
+        free = list(range(len(turns)))
+        for d in drops:
+            near = [k for k in free if turns[k][1] == d["entry"] and turns[k][0] is not None
+                    and abs(turns[k][0] - d["t"]) < MATCH_WINDOW]
+            if not near:
+                res.lost += 1
+                continue
+            k = min(near, key=lambda k: abs(turns[k][0] - d["t"]))
+            free.remove(k)
+            _, _, exits, flagged = turns[k]
+            if exits == d["exits"]:
+                res.exact += 1
+            elif flagged:
+                res.flagged += 1
+            else:
+                res.silent += 1
+        res.duplicated = len(free)
+        problems = []
+        if st is not None and drops:
+            after = drops[-1]["after"]
+            believed = st.get("board", "")
+            sides = lambda text: [c.upper() for c in text if c.upper() in "LR"]  # noqa: E731
+            res.belief_ok = sides(after) == sides(believed)
+        return problems
+
+
+__all__ = ["KillRig", "Result"]

@@ -1,0 +1,121 @@
+"""``coindrel ctl``: talk to the running table over its control socket."""
+
+from __future__ import annotations
+
+import json
+
+from ..engine import EngineError
+
+HELP = "control the running table: status, start a match, press a button (its local unix socket)"
+DESCRIPTION = (
+    "Talks to `coindrel run` (or `coindrel sim --control PATH`) over its unix socket, by default "
+    "$RUNTIME_DIRECTORY/control.sock or /run/coindrel/control.sock (the coindrel group may use it). "
+    "`status --json` prints phase, players, round, scores, totals, turn, drops so far, link state and "
+    "persistent faults; `new-match --players A,B` starts a match as the menu does; `press select` presses "
+    "a button (select, back, left, right, hold)."
+)
+TIMEOUT = 10.0  # seconds to wait for the table's answer
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--socket", help="the control socket (default $COINDREL_CONTROL, or the service's)")
+    sub = p.add_subparsers(dest="ctl", metavar="ACTION", required=True)
+    s = sub.add_parser("status", help="the table's state")
+    s.add_argument("--json", action="store_true", help="print it as JSON")
+    n = sub.add_parser("new-match", help="start a match as the menu's Start match does")
+    n.add_argument("--players", required=True, help="two names separated by a comma, e.g. Ann,Bo")
+    n.add_argument("--clock", choices=("30", "60", "120", "turbo", "off"), help="turn clock (default: the table's)")
+    for v in ("holes", "halved", "shuffled"):
+        n.add_argument(f"--{v}", action="store_true")
+    b = sub.add_parser("press", help="press one of the table's buttons")
+    b.add_argument("button", choices=("select", "back", "left", "right", "hold"))
+
+
+def socket_path(given: str | None):
+    import os
+    from pathlib import Path
+
+    from ..table.control import default_socket_path
+
+    if given:
+        return Path(given)
+    env = os.environ.get("COINDREL_CONTROL")
+    return Path(env) if env else default_socket_path()
+
+
+def request(path, req: dict, timeout: float = TIMEOUT) -> dict:
+    """Send one request and read its answer."""
+    import socket
+
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        try:
+            s.connect(str(path))
+        except FileNotFoundError:
+            raise EngineError(f"no control socket at {path}: is the table running (systemctl status coindrel)? "
+                              "Give the path with --socket") from None
+        except PermissionError:
+            raise EngineError(f"not allowed to use {path}: add yourself to the coindrel group "
+                              "(sudo usermod -aG coindrel $USER, then log in again)") from None
+        except (ConnectionRefusedError, OSError) as e:
+            raise EngineError(f"cannot reach the table at {path}: {e.strerror or e}") from None
+        s.sendall(json.dumps(req).encode() + b"\n")
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except socket.timeout:
+        raise EngineError(f"the table at {path} did not answer within {timeout:.0f} s") from None
+    finally:
+        s.close()
+    try:
+        return json.loads(data)
+    except ValueError:
+        raise EngineError(f"the table at {path} gave no answer (it may have stopped)") from None
+
+
+def human(st: dict) -> str:
+    link = "hub connected" if st["link"]["up"] else f"hub not connected ({st['link']['detail'] or 'waiting'})"
+    if st.get("round") is None:
+        lines = [f"At the {st['mode']} screen; {link}"]
+    else:
+        a, b = st["players"]
+        lines = [f"Round {st['round']}: {a} {st['totals'][0]}, {b} {st['totals'][1]} "
+                 f"(this round {st['scores'][0]}-{st['scores'][1]}), {st['drops']} drops; "
+                 + ("match over" if st["over"] else f"{st['to_move']} to drop"), f"Screen {st['mode']}; {link}"]
+    if st.get("message"):
+        lines.append(f"{st['message']['title']}: {st['message']['text']}")
+    for f in st.get("faults") or []:
+        lines.append(f"Fault: {f.get('say') or f}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    path = socket_path(args.socket)
+    if args.ctl == "status":
+        req = {"cmd": "status"}
+    elif args.ctl == "press":
+        req = {"cmd": "press", "button": args.button}
+    else:
+        players = [p.strip() for p in args.players.split(",")]
+        if len(players) != 2 or not all(players):
+            raise EngineError("--players takes two names separated by a comma, e.g. --players Ann,Bo")
+        req = {"cmd": "new-match", "players": players,
+               "variants": [v for v in ("holes", "halved", "shuffled") if getattr(args, v)]}
+        if args.clock:
+            req["clock"] = args.clock
+    answer = request(path, req)
+    if not answer.get("ok"):
+        import sys
+
+        print(f"coindrel ctl: {answer.get('error', 'the table refused the request')}", file=sys.stderr)
+        return 1
+    st = answer.get("status", {})
+    if getattr(args, "json", False):
+        print(json.dumps(st, indent=2, ensure_ascii=False))
+    else:
+        print(human(st))
+    return 0

@@ -1,0 +1,75 @@
+"""Reading a file the table needs without trusting its size or its kind.
+
+``geometry = "/dev/zero"`` must not read 4 GB, and a named pipe must not
+hang the daemon: every file coindrel reads goes through ``read_limited``,
+which opens without blocking, refuses what is not a regular file and stops
+one byte past the limit. The errors are ``OSError``s with a ``strerror`` in
+plain words, so each caller's existing "cannot read ... (why)" message says
+what is wrong.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+KIB, MIB = 1 << 10, 1 << 20
+CONFIG = MIB  # coindrel.toml: a few KiB
+BOARD = MIB  # a board (geometry) file: a few KiB
+LESSON = MIB
+SMALL = MIB  # board-timing.json and the like
+JOURNAL = 256 * MIB  # a long match writes a few MiB
+
+
+class NotAFile(OSError):
+    pass
+
+
+class TooLarge(OSError):
+    pass
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _size(n: int) -> str:
+    return f"{n // MIB} MiB" if n >= MIB and n % MIB == 0 else f"{n // KIB} KiB" if n >= KIB else f"{n} bytes"
+
+
+def read_limited(path: str | Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotAFile(errno.EINVAL, f"it is {_kind(st.st_mode)}, not a file", str(path))
+        if st.st_size > limit:
+            raise TooLarge(errno.EFBIG, f"it is {_size(st.st_size)}, more than the {_size(limit)} such a file can be",
+                           str(path))
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, min(limit + 1 - total, MIB))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > limit:  # it grew while we read it
+            raise TooLarge(errno.EFBIG, f"it is more than the {_size(limit)} such a file can be", str(path))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_text_limited(path: str | Path, limit: int) -> str:
+    """``read_limited`` as UTF-8 text (UnicodeDecodeError as for ``read_text``)."""
+    return read_limited(path, limit).decode("utf-8")
+
+
+__all__ = ["CONFIG", "BOARD", "JOURNAL", "LESSON", "NotAFile", "SMALL", "TooLarge", "read_limited", "read_text_limited"]

@@ -1,0 +1,243 @@
+"""The local control interface: a unix socket inside the daemon's loop.
+
+For tests, for scripts at a club and for the club link: ``coindrel ctl``
+asks for the table's status, starts a match or presses a button. One JSON
+object per line each way::
+
+    {"cmd": "status"}                      -> {"ok": true, "status": {...}}
+    {"cmd": "new-match", "players": ["Ann", "Bo"], "clock": "60", "variants": ["holes"]}
+    {"cmd": "press", "button": "select"}   (select, back, left, right, hold)
+
+A bad request gets ``{"ok": false, "error": "..."}`` naming what is wrong and
+what to send instead; nothing a client sends can stop the daemon (a line
+longer than ``MAX_LINE`` is refused and the connection closed, so is a
+client that stays silent for ``IDLE`` seconds). There is no network listener:
+the socket lives in the service's RuntimeDirectory (/run/coindrel), mode
+0660, so only the ``coindrel`` group may use it.
+
+A new match goes through the flow exactly as the menu's "Start match"
+does (``TableFlow.start_match``): the same checks of the board, the same
+journal, the same effects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import stat
+from pathlib import Path
+
+from ..engine import EngineError, Variants
+from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
+from .sections import MAX_NAME, VARIANT_NAMES
+from .setupmenu import CLOCKS
+
+log = logging.getLogger("coindrel.control")
+SOCKET_NAME = "control.sock"
+DEFAULT_DIR = Path("/run/coindrel")
+MAX_LINE = 64 * 1024  # bytes: a request is a few dozen
+MAX_CLIENTS = 16
+IDLE = 60.0  # seconds a client may stay silent mid-conversation
+BUTTONS = {"select": SELECT, "back": BACK, "left": PREV, "right": NEXT, "hold": HOLD_SELECT}
+COMMANDS = ("status", "new-match", "press")
+
+
+class RequestError(ValueError):
+    """A request that cannot be carried out; the message goes to the client."""
+
+
+def default_socket_path() -> Path:
+    """$RUNTIME_DIRECTORY (systemd's RuntimeDirectory=) or /run/coindrel."""
+    runtime = os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0]
+    return Path(runtime or DEFAULT_DIR) / SOCKET_NAME
+
+
+def status_of(table) -> dict:
+    """What ``coindrel ctl status --json`` prints."""
+    flow = table.flow
+    m = flow.match
+    out: dict = {"mode": flow.mode, "phase": "menu" if m is None else m.phase,
+                 "link": {"up": flow.link_up, "detail": flow.link_detail}, "message": None}
+    if flow.message is not None:
+        out["message"] = {"title": flow.message.title, "text": flow.message.text}
+    if m is not None:
+        out.update(players=list(m.setup.players), round=m.round, scores=list(m.round_scores), totals=list(m.totals),
+                   turn=None if m.over else m.to_move, to_move=None if m.over else m.setup.players[m.to_move - 1],
+                   drops=len(m.results), over=m.over, winner=m.winner, variants=m.setup.variants.names(),
+                   clock=m.setup.clock, board=m.board.text())
+        if table.journal is not None:
+            out["match"] = {"number": table.journal.number, "id": table.journal.match_id}
+    else:
+        out.update(players=list(flow.menu.choices.players), round=None, scores=None, totals=None, turn=None,
+                   to_move=None, drops=0, over=False, winner=None)
+    faults = []
+    if table.reconciler is not None:
+        try:
+            faults = table.reconciler.health().faults
+        except Exception as e:  # the status must answer even if the reconciler is mid-change
+            faults = [{"error": str(e)}]
+    out["faults"] = faults
+    out["reports"] = table.reports
+    return out
+
+
+def handle(table, request) -> dict:
+    """Carry out one decoded request; raises RequestError for a bad one."""
+    if not isinstance(request, dict):
+        raise RequestError('a request is a JSON object, e.g. {"cmd": "status"}')
+    cmd = request.get("cmd")
+    if cmd == "status":
+        return {"status": status_of(table)}
+    if cmd == "press":
+        button = request.get("button")
+        if button not in BUTTONS:
+            raise RequestError(f"unknown button {button!r}; press one of {', '.join(BUTTONS)}")
+        table.handle_action(BUTTONS[button])
+        return {"status": status_of(table)}
+    if cmd == "new-match":
+        return new_match(table, request)
+    raise RequestError(f"unknown command {cmd!r}; the commands are {', '.join(COMMANDS)}")
+
+
+def new_match(table, request: dict) -> dict:
+    flow = table.flow
+    if flow.match is not None and not flow.match.over:
+        raise RequestError("a match is in progress; end it first (Pause menu: End match) or wait for its end")
+    players = request.get("players")
+    if (not isinstance(players, list) or len(players) != 2
+            or not all(isinstance(p, str) and " ".join(p.split()) for p in players)):
+        raise RequestError('players: two names, e.g. "players": ["Ann", "Bo"]')
+    players = [" ".join(p.split()) for p in players]
+    if any(len(p) > MAX_NAME for p in players):
+        raise RequestError(f"a player's name is longer than {MAX_NAME} characters")
+    if players[0].casefold() == players[1].casefold():
+        raise RequestError(f"both players are called {players[0]!r}; give them different names")
+    clock = request.get("clock", flow.menu.choices.clock)
+    clock = str(clock).strip().lower() if isinstance(clock, (str, int)) and not isinstance(clock, bool) else clock
+    if clock not in CLOCKS:
+        raise RequestError(f"clock {clock!r} is not a turn clock; choose {', '.join(CLOCKS)}")
+    variants = request.get("variants", [])
+    if not isinstance(variants, list) or not all(isinstance(v, str) and v in VARIANT_NAMES for v in variants):
+        raise RequestError(f"variants: a list of {', '.join(VARIANT_NAMES)}")
+    if flow.mode not in ("menu", "result"):
+        raise RequestError(f"the table is on its {flow.mode!r} screen; go back to the menu first")
+    now = table.now()
+    if flow.mode == "result":
+        flow.on_action(SELECT, now)  # the result screen's press leads to the menu
+    c = flow.menu.choices
+    c.players, c.clock, c.variants = tuple(players), clock, Variants(**{v: True for v in variants})
+    c.opponent = "person"
+    flow.message = None
+    flow.start_match(now)  # as the menu's "Start match"
+    table._after_flow()
+    if flow.match is None or flow.message is not None:
+        why = flow.message.text if flow.message is not None else "the table did not start it"
+        raise RequestError(f"the match did not start: {why}")
+    return {"status": status_of(table)}
+
+
+class ControlServer:
+    """The socket, served in the daemon's asyncio loop."""
+
+    def __init__(self, table, path: str | Path | None = None, mode: int = 0o660):
+        self.table = table
+        self.path = Path(path) if path is not None else default_socket_path()
+        self.mode = mode
+        self.server: asyncio.AbstractServer | None = None
+        self.clients: set[asyncio.Task] = set()
+        self.errors = 0  # bad requests answered (for tests and the log)
+
+    async def start(self) -> bool:
+        """Listen; False (with a warning, the table runs on) when the socket cannot be made."""
+        try:
+            self._remove_stale()
+            self.server = await asyncio.start_unix_server(self._client, path=str(self.path), limit=MAX_LINE)
+            os.chmod(self.path, self.mode)
+        except OSError as e:
+            log.warning("no control socket at %s: %s; `coindrel ctl` cannot reach this table (set [control] socket "
+                        "to a writable place, or \"\" to go without)", self.path, e.strerror or e)
+            self.server = None
+            return False
+        log.info("control socket: %s", self.path)
+        return True
+
+    def _remove_stale(self) -> None:
+        """A socket left by a daemon that was killed: nothing listens on it."""
+        try:
+            st = os.lstat(self.path)
+        except FileNotFoundError:
+            return
+        if not stat.S_ISSOCK(st.st_mode):
+            raise OSError(f"{self.path} exists and is not a socket; remove it or choose another [control] socket")
+        self.path.unlink()
+
+    async def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            for t in list(self.clients):
+                t.cancel()
+            await asyncio.gather(*self.clients, return_exceptions=True)
+            await self.server.wait_closed()
+            self.server = None
+            try:
+                self.path.unlink()
+            except OSError:
+                pass
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        self.clients.add(task)
+        try:
+            if len(self.clients) > MAX_CLIENTS:
+                await self._send(writer, {"ok": False, "error": f"more than {MAX_CLIENTS} clients at once; try again"})
+                return
+            while True:
+                try:
+                    line = await asyncio.wait_for(reader.readline(), IDLE)
+                except (asyncio.LimitOverrunError, ValueError):
+                    self.errors += 1
+                    await self._send(writer, {"ok": False, "error": f"request longer than {MAX_LINE} bytes; one "
+                                                                     "JSON object per line"})
+                    return
+                except asyncio.TimeoutError:
+                    return
+                if not line:
+                    return  # the client is done (or went away mid-request)
+                if not line.strip():
+                    continue
+                await self._send(writer, self._answer(line))
+        except (ConnectionError, OSError):
+            pass  # the client went away; nothing to tell anyone
+        except Exception:  # a bug of ours answering: log it, never take the table down
+            log.exception("control request failed")
+        finally:
+            self.clients.discard(task)
+            try:
+                writer.close()
+            except Exception:
+                pass
+
+    def _answer(self, line: bytes) -> dict:
+        try:
+            request = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            self.errors += 1
+            return {"ok": False, "error": f"not a JSON request ({e}); send e.g. {{\"cmd\": \"status\"}}"}
+        try:
+            return {"ok": True, **handle(self.table, request)}
+        except RequestError as e:
+            self.errors += 1
+            return {"ok": False, "error": str(e)}
+        except EngineError as e:
+            self.errors += 1
+            return {"ok": False, "error": str(e)}
+
+    @staticmethod
+    async def _send(writer: asyncio.StreamWriter, answer: dict) -> None:
+        writer.write(json.dumps(answer, default=str).encode() + b"\n")
+        await writer.drain()
+
+
+__all__ = ["BUTTONS", "ControlServer", "RequestError", "default_socket_path", "handle", "status_of"]
