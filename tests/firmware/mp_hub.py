@@ -7,6 +7,7 @@ import os
 import faketime
 import machine
 import micropython
+import picotime
 import rp2
 from coindrel_hub import app, chanmap, proto
 from hubframes import FakeIO, command
@@ -55,6 +56,7 @@ class World:
                                         ticks_add=faketime.ticks_add)
         self.sm = self.hub.sampler.sm
         self.seq = 100
+        self.costs = None  # a list to record each pass's estimated cost
 
     def beam(self, beam_id, broken):
         bit = chanmap.BIT_BEAM.index(bytes([beam_id]))
@@ -64,11 +66,18 @@ class World:
         else:
             self.chain.inputs[reg] &= ~(1 << (bit % 8))
 
-    def run(self, us, step=250):
+    def run(self, us):
+        # The main loop as a Pico runs it: each pass takes its estimated RP2040
+        # cost (picotime), during which the PIO goes on sampling.
         end = faketime.now_us + us
+        hub = self.hub
+        step = hub.step
         while faketime.now_us < end:
-            self.sm.run_us(min(step, end - faketime.now_us))
-            self.hub.step()
+            scans = hub.scans
+            c = picotime.measure(step)
+            c = picotime.clamp(hub.scans != scans, c)
+            self.costs.append(c) if self.costs is not None else None
+            self.sm.run_us(max(c, 20))
 
     def send(self, typ, body=b""):
         self.seq += 1

@@ -3,7 +3,13 @@
 import struct
 from binascii import a2b_base64
 
+import picotime
 from coindrel_hub import proto
+
+_us = picotime._us
+_diff = picotime._diff
+_hw = picotime.hw
+_leak = picotime.leak
 
 POS = ("L", "R", "mid", "none")
 
@@ -76,17 +82,30 @@ class FakeIO:
         self.writable = True
 
     def read(self):
-        if not self.inbox:
-            return None
-        data = bytes(self.inbox)
-        self.inbox = bytearray()
+        t0 = _us()
+        data = None
+        if self.inbox:
+            data = bytes(self.inbox)
+            self.inbox = bytearray()
+        h = _hw
+        h[0] += _diff(_us(), t0) + _leak[0]
+        h[1] += 3.0  # picotime.USB_POLL_US
         return data
 
     def can_write(self):
-        return self.writable
+        t0 = _us()
+        r = self.writable
+        h = _hw
+        h[0] += _diff(_us(), t0) + _leak[0]
+        h[1] += 3.0  # picotime.USB_POLL_US
+        return r
 
     def write(self, data):
+        t0 = _us()
         self.lines.append(bytes(data))
+        h = _hw
+        h[0] += _diff(_us(), t0) + _leak[0]
+        h[1] += 15.0  # picotime.USB_WRITE_US
 
     def take(self):
         out = [decode(l) for l in self.lines]

@@ -1,6 +1,14 @@
 # Fake machine module for running the hub firmware under the unix MicroPython.
 # Pin levels live in one table; simulated devices (the 74HC165 chain, the hall
 # muxes) listen to pin changes and drive the pins and ADCs the firmware reads.
+# Each call the firmware makes is timed and charged as the real call's cost
+# (picotime), so the simulated chips behind a pin cost the firmware nothing.
+import picotime
+
+_us = picotime._us
+_diff = picotime._diff
+_hw = picotime.hw
+_leak = picotime.leak
 _levels = {}
 _listeners = {}
 _adc = {}
@@ -51,9 +59,15 @@ class Pin:
             set_level(self.id, value)
 
     def value(self, v=None):
+        t0 = _us()
         if v is None:
-            return level(self.id)
-        set_level(self.id, v)
+            r = level(self.id)
+        else:
+            r = set_level(self.id, v)
+        h = _hw
+        h[0] += _diff(_us(), t0) + _leak[0]
+        h[1] += 3.0  # picotime.PIN_US
+        return r
 
     def on(self):
         set_level(self.id, 1)
@@ -70,8 +84,12 @@ class ADC:
         self.pin = pin if isinstance(pin, int) else pin.id
 
     def read_u16(self):
+        t0 = _us()
         v = _adc.get(self.pin, 0)
         v = v() if callable(v) else v
+        h = _hw
+        h[0] += _diff(_us(), t0) + _leak[0]
+        h[1] += 5.0  # picotime.ADC_US
         return (v << 4) | (v >> 8)  # 12-bit reading scaled to 16 bits as the rp2 port does
 
 
@@ -80,7 +98,12 @@ class _Mem:
         self.d = {}
 
     def __getitem__(self, a):
-        return self.d.get(a, 0)
+        t0 = _us()
+        v = self.d.get(a, 0)
+        h = _hw
+        h[0] += _diff(_us(), t0) + _leak[0]
+        h[1] += 1.0  # picotime.MEM_US
+        return v
 
     def __setitem__(self, a, v):
         if a == 0x50200008:  # PIO0 FDEBUG: write 1 to clear
