@@ -4,6 +4,8 @@
 # in (app.py wires the real hardware; tests wire fakes); nothing runs at import.
 from array import array
 
+import micropython
+
 from . import proto
 from .ring import EV_BEAM, EV_ERROR, EV_HALL, EV_LOST, EventQueue, Stage
 
@@ -92,37 +94,36 @@ class Hub:
             self.beams.set_samples(c.beam_filter)
 
     # -- the loop ---------------------------------------------------------
+    @micropython.native
     def step(self):
+        # Every check is done here before any call: on a Pico a Python call
+        # costs 10-20 us, and an idle pass should cost next to nothing.
         now = self.clock.update()  # read before draining: a change recorded later is later than now
+        diff = self.diff
         horizon = now
-        if self.sampler:
-            lost = self.sampler.take_lost()
+        sampler = self.sampler
+        if sampler:
+            lost = sampler.take_lost()
             if lost:
                 self._stage_put(now, EV_LOST, lost, 0, 0)
-                self.sampler.resync()  # the PIO pushes its next sample whatever it is
-            self.sampler.drain(self._feed)
-            self.beams.poll(now, self._put)
-            horizon = self.beams.horizon(now)
-            if not self.beams_primed and self.beams.primed:
+                sampler.resync()  # the PIO pushes its next sample whatever it is
+            st = sampler.st
+            if st[0] != st[1]:
+                sampler.drain(self._feed)
+            beams = self.beams
+            if beams.pending or beams.stable & ~beams.blocked:
+                beams.poll(now, self._put)
+            if beams.pending:
+                horizon = beams.horizon(now)
+            if not self.beams_primed and beams.primed:
                 self.beams_primed = True
-                self.sent_beams = self.beams.beams_broken()
-        if self.scanner and self.diff(now, self.next_scan) >= 0:
-            self.scanner.scan(self.raw)
-            h = self.halls.update(self.raw, now, self._put)
-            self.hall_hold = h is not None
-            if h is not None:
-                self.hall_h = h
-            self.scans += 1
-            self.next_scan = self.add(self.next_scan, self.scan_us)
-            if self.diff(now, self.next_scan) > self.scan_us:
-                self.next_scan = self.add(now, self.scan_us)  # fell behind: do not try to catch up
-            if not self.halls_primed:
-                self.halls_primed = True
-                for i in range(self.n_halls):
-                    self.sent_pos[self.halls.switches[i]] = self.halls.rep[i]
-        if self.hall_hold and self.diff(self.hall_h, horizon) < 0:
+                self.sent_beams = beams.beams_broken()
+        if self.scanner and diff(now, self.next_scan) >= 0:
+            self._scan(now)
+        if self.hall_hold and diff(self.hall_h, horizon) < 0:
             horizon = self.hall_h
-        self.stage.release(horizon, self._rel)
+        if self.stage.n:
+            self.stage.release(horizon, self._rel)
         self.horizon = horizon
         data = self.io.read()
         if data:
@@ -133,9 +134,24 @@ class Hub:
         if self.outputs:
             self.outputs.poll(now)
         self._write(now)
-        d = self.diff(self.clock.ticks_us(), now)
+        d = diff(self.clock.ticks_us(), now)
         if d > self.loop_max:
             self.loop_max = d
+
+    def _scan(self, now):
+        self.scanner.scan(self.raw)
+        h = self.halls.update(self.raw, now, self._put)
+        self.hall_hold = h is not None
+        if h is not None:
+            self.hall_h = h
+        self.scans += 1
+        self.next_scan = self.add(self.next_scan, self.scan_us)
+        if self.diff(now, self.next_scan) > self.scan_us:
+            self.next_scan = self.add(now, self.scan_us)  # fell behind: do not try to catch up
+        if not self.halls_primed:
+            self.halls_primed = True
+            for i in range(self.n_halls):
+                self.sent_pos[self.halls.switches[i]] = self.halls.rep[i]
 
     def _feed_beam(self, t, w):
         self.beams.feed(t, w, self._put)
@@ -221,8 +237,11 @@ class Hub:
 
     # -- writing ----------------------------------------------------------
     def _write(self, now):
-        io = self.io
         q = self.queue
+        if not q.count and not q.dropped and not self.control and self.diff(now, self.next_hb) < 0 \
+                and not (self.raw_us and self.diff(now, self.next_raw) >= 0):
+            return  # nothing to send: no poll of the port, no allocation
+        io = self.io
         w = self.w
         budget = _WRITE_BUDGET
         while q.count and budget and io.can_write():

@@ -5,17 +5,18 @@ import picotime
 _us = picotime._us
 _diff = picotime._diff
 _hw = picotime.hw
-_leak = picotime.leak
 PERIOD = 1 << 30
-now_us = 0.0
+now_ns = 0  # integer nanoseconds: advancing never allocates a float
+now_us = 0
 
 
 def ticks_us():
     t0 = _us()
-    r = int(now_us) & 0x3FFFFFFF
+    r = now_us & 0x3FFFFFFF
     h = _hw
-    h[0] += _diff(_us(), t0) + _leak[0]
-    h[1] += 1.5  # picotime.TICKS_US
+    h[0] += _diff(_us(), t0)
+    h[1] += 15  # picotime.TICKS_US
+    h[2] += 1
     return r
 
 
@@ -25,8 +26,9 @@ def ticks_diff(a, b):
     if d >= 0x20000000:
         d -= 0x40000000
     h = _hw
-    h[0] += _diff(_us(), t0) + _leak[0]
-    h[1] += 1.5
+    h[0] += _diff(_us(), t0)
+    h[1] += 15
+    h[2] += 1
     return d
 
 
@@ -34,16 +36,29 @@ def ticks_add(a, d):
     t0 = _us()
     r = (a + d) & 0x3FFFFFFF
     h = _hw
-    h[0] += _diff(_us(), t0) + _leak[0]
-    h[1] += 1.5
+    h[0] += _diff(_us(), t0)
+    h[1] += 15
+    h[2] += 1
     return r
 
 
 def advance(us):
-    global now_us
-    now_us += us
+    advance_ns(int(us * 1000))
+
+
+def advance_ns(ns):
+    global now_ns, now_us
+    now_ns += ns
+    now_us = now_ns // 1000
 
 
 def set_us(us):
-    global now_us
-    now_us = us
+    global now_ns, now_us
+    now_ns = int(us * 1000)
+    now_us = now_ns // 1000
+
+
+def set_ns(ns):
+    global now_ns, now_us
+    now_ns = ns
+    now_us = ns // 1000

@@ -9,7 +9,6 @@ from coindrel_hub import proto
 _us = picotime._us
 _diff = picotime._diff
 _hw = picotime.hw
-_leak = picotime.leak
 
 POS = ("L", "R", "mid", "none")
 
@@ -88,24 +87,27 @@ class FakeIO:
             data = bytes(self.inbox)
             self.inbox = bytearray()
         h = _hw
-        h[0] += _diff(_us(), t0) + _leak[0]
-        h[1] += 3.0  # picotime.USB_POLL_US
+        h[0] += _diff(_us(), t0)
+        h[1] += 30  # picotime.USB_POLL_US
+        h[2] += 1
         return data
 
     def can_write(self):
         t0 = _us()
         r = self.writable
         h = _hw
-        h[0] += _diff(_us(), t0) + _leak[0]
-        h[1] += 3.0  # picotime.USB_POLL_US
+        h[0] += _diff(_us(), t0)
+        h[1] += 30  # picotime.USB_POLL_US
+        h[2] += 1
         return r
 
     def write(self, data):
         t0 = _us()
         self.lines.append(bytes(data))
         h = _hw
-        h[0] += _diff(_us(), t0) + _leak[0]
-        h[1] += 15.0  # picotime.USB_WRITE_US
+        h[0] += _diff(_us(), t0)
+        h[1] += 150  # picotime.USB_WRITE_US
+        h[2] += 1
 
     def take(self):
         out = [decode(l) for l in self.lines]

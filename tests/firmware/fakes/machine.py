@@ -8,7 +8,6 @@ import picotime
 _us = picotime._us
 _diff = picotime._diff
 _hw = picotime.hw
-_leak = picotime.leak
 _levels = {}
 _listeners = {}
 _adc = {}
@@ -65,8 +64,9 @@ class Pin:
         else:
             r = set_level(self.id, v)
         h = _hw
-        h[0] += _diff(_us(), t0) + _leak[0]
-        h[1] += 3.0  # picotime.PIN_US
+        h[0] += _diff(_us(), t0)
+        h[1] += 30  # picotime.PIN_US
+        h[2] += 1
         return r
 
     def on(self):
@@ -88,8 +88,9 @@ class ADC:
         v = _adc.get(self.pin, 0)
         v = v() if callable(v) else v
         h = _hw
-        h[0] += _diff(_us(), t0) + _leak[0]
-        h[1] += 5.0  # picotime.ADC_US
+        h[0] += _diff(_us(), t0)
+        h[1] += 50  # picotime.ADC_US
+        h[2] += 1
         return (v << 4) | (v >> 8)  # 12-bit reading scaled to 16 bits as the rp2 port does
 
 
@@ -101,8 +102,9 @@ class _Mem:
         t0 = _us()
         v = self.d.get(a, 0)
         h = _hw
-        h[0] += _diff(_us(), t0) + _leak[0]
-        h[1] += 1.0  # picotime.MEM_US
+        h[0] += _diff(_us(), t0)
+        h[1] += 10  # picotime.MEM_US
+        h[2] += 1
         return v
 
     def __setitem__(self, a, v):
