@@ -89,6 +89,7 @@ class World:
         self._fast_halls()
         self.costs = array("H")  # each pass's estimated cost (us), once given room
         self.ncost = 0
+        self.stat = [[0, 0, 0], [0, 0, 0]]  # idle passes, scan passes: count, total us, slowest us
 
     def _fast_halls(self):
         # The mux walk timed as a Pico runs it: the select lines and ADC reads
@@ -159,6 +160,12 @@ class World:
             if scanned:
                 c += picotime.ADC_CONVERSION_US * len(self.order)
             c = picotime.clamp(scanned, c)
+            st = self.stat[1 if scanned else 0]
+            ci = int(c)
+            st[0] += 1
+            st[1] += ci
+            if ci > st[2]:
+                st[2] = ci
             k = self.ncost
             if k < len(self.costs):
                 self.costs[k] = int(c) if c < 65535 else 65535
