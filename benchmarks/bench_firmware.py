@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = r'''
 import gc, sys, time
 sys.argv.append("--import")
-from mp_hub import World, BOOT_US
+from hubworld import World, BOOT_US
 import picotime
 from coindrel_hub import chanmap
 from coindrel_hub.beams import BeamFilter

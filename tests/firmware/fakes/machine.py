@@ -35,6 +35,8 @@ def set_adc(pin, fn):
 
 
 def clear():
+    global _wdt
+    _wdt = None
     _levels.clear()
     _listeners.clear()
     _adc.clear()
@@ -129,6 +131,42 @@ def reset():
     global resets
     resets += 1
     raise ResetCalled()
+
+
+class WDT:
+    # The watchdog: not fed within `timeout` ms of the fake clock, it resets
+    # the hub (machine.reset). The harness calls check() after every pass.
+    last = None
+
+    def __init__(self, id=0, timeout=5000):
+        import faketime
+
+        global _wdt
+        self._ft = faketime
+        self.timeout_us = timeout * 1000
+        self.fed = faketime.now_us
+        _wdt = self
+
+    def feed(self):
+        self.fed = self._ft.now_us
+
+
+_wdt = None
+
+
+def wdt_check():
+    w = _wdt
+    if w is not None and w._ft.now_us - w.fed > w.timeout_us:
+        reset()
+
+
+class Timer:
+    def __init__(self, id=-1, period=1000, callback=None, mode=1):
+        self.period = period
+        self.callback = callback
+
+    def deinit(self):
+        self.callback = None
 
 
 def freq(hz=None):

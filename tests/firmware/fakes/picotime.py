@@ -117,12 +117,16 @@ def measure(fn):
     return max(dt, 0) * factor + (h[1] - p0) / 10
 
 
+FIRST_CAP_US = 20000
+
+
 def clamp(kind, est):
-    # Keep the last 15 estimates of this kind of pass; cap at 3x their median.
+    # Keep the last 15 estimates of this kind of pass; cap at 3x their median
+    # (at FIRST_CAP_US while fewer than 5 are known: the first, cold passes).
     hist = _hist.get(kind)
     if hist is None:
         hist = _hist[kind] = []
-    capped = est
+    capped = est if est < FIRST_CAP_US else FIRST_CAP_US
     if len(hist) >= 5:
         s = sorted(hist)
         cap = 3 * s[len(s) // 2]
