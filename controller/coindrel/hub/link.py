@@ -23,6 +23,7 @@ from ..events import SourceEvent, StatusEvent
 from . import protocol as p
 from .channelmap import ChannelMap
 from .framing import Problem
+from .text import clean
 from .tracker import Tracker
 
 log = logging.getLogger("coindrel.hub")
@@ -345,7 +346,7 @@ class HubLink:
         self._said.clear()
         h = self.tracker.hello
         cal = "" if h.calibrated else "; hall sensors not calibrated (run `coindrel hub calibrate`)"
-        self._status("connected", f"hub {h.board_id} firmware {h.firmware} on {self.url}: {len(self.cm.entries_sensed)} entry "
+        self._status("connected", f"hub {clean(h.board_id, 64)} firmware {clean(h.firmware, 64)} on {self.url}: {len(self.cm.entries_sensed)} entry "
                                   f"beams, {len(self.cm.exits_sensed)} exit beams, {h.n_halls} hall sensors{cal}")
         self._wake()
 

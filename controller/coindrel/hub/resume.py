@@ -95,3 +95,33 @@ class Replay(Message):
 
     def to_dict(self) -> dict:
         return {"type": self.NAME, "num": self.num, "event": self.event.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class HubPosition:
+    """Where a board event stands in the hub's stream: its boot and frame
+    number. The daemon journals it with the event and gives the last durable
+    one back as ``HubSource(resume_after=...)`` after a restart."""
+
+    boot_id: int
+    num: int
+
+    def to_dict(self) -> dict:
+        return {"boot_id": self.boot_id, "num": self.num}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "HubPosition":
+        return cls(int(d["boot_id"]), int(d["num"]))
+
+
+@dataclass(frozen=True, slots=True)
+class HubLoss:
+    """Board events the hub could not give back: every event after ``after``
+    (the position asked for) and before board time ``until_t`` (the oldest the
+    hub still had; None: unknown, e.g. the hub restarted) is lost. A drop whose
+    cascade overlaps ``since_t``..``until_t`` is uncertain."""
+
+    after: HubPosition | None
+    since_t: float | None  # board time of the last event the Pi had, when it knows it
+    until_t: float | None
+    reason: str

@@ -17,6 +17,7 @@ from ..config import ConfigError, Section
 from ..hub import protocol as p
 from ..hub.channelmap import ChannelMap, ChannelMapError, load_channel_map
 from ..hub.link import HubLink, LinkError
+from ..hub.text import clean
 from .base import BoardSource, Capabilities, Clock, Snapshot, SourceError
 
 DEFAULT_URL = "/dev/coindrel-hub"
@@ -96,7 +97,7 @@ class HubSource(BoardSource):
             mask |= 1 << e
         ack = await self._ask(p.Outputs(mask, p.NO_DROP if drop is None else drop, pulse_ms), wait_connected=0)
         if ack.status != p.OK:
-            raise SourceError(f"hub: {ack.text or p.ACK_STATUS.get(ack.status, ack.status)}")
+            raise SourceError(f"hub: {clean(ack.text) or p.ACK_STATUS.get(ack.status, ack.status)}")
 
     # -- calibration (coindrel hub calibrate / calibration get|set) -------------------
     async def calibration(self) -> p.Calibration:
@@ -109,8 +110,8 @@ class HubSource(BoardSource):
                               save: bool = True) -> str:
         ack = await self._ask(p.CalSet(save, hyst, beam_filter, hall_filter, tuple(halls)), wait_connected=0)
         if ack.status != p.OK:
-            raise SourceError(f"hub refused the calibration: {ack.text or p.ACK_STATUS.get(ack.status, ack.status)}")
-        return ack.text
+            raise SourceError(f"hub refused the calibration: {clean(ack.text) or p.ACK_STATUS.get(ack.status, ack.status)}")
+        return clean(ack.text)
 
     async def raw_stream(self, interval_ms: int = 50) -> AsyncIterator[tuple[float, dict[str, int]]]:
         """(board time, {label: raw}) every ``interval_ms`` until the iterator is closed."""
@@ -119,7 +120,7 @@ class HubSource(BoardSource):
         try:
             ack = await self._ask(p.RawStream(interval_ms), wait_connected=0)
             if ack.status != p.OK:
-                raise SourceError(f"hub: {ack.text}")
+                raise SourceError(f"hub: {clean(ack.text)}")
             while True:
                 raw = await q.get()
                 yield (max(0, raw.t_us + link.tracker.offset_us) / 1e6,
