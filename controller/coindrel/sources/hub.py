@@ -63,6 +63,18 @@ class HubSource(BoardSource):
         except LinkError as e:
             raise SourceError(f"hub: {e}") from None
 
+    def hub_position(self, ev):
+        """The ``HubPosition`` (hub boot and frame number) of a board event this
+        source emitted: journal it with the event; give the last durable one
+        back as ``HubSource(..., resume_after=pos)`` after a restart, and the hub
+        sends again everything after it. None when the hub gave no position."""
+        return self.link.position_of(ev) if self.link else None
+
+    @property
+    def losses(self) -> list:
+        """``HubLoss`` records: board events the hub could no longer give back."""
+        return self.link.losses if self.link else []
+
     def board_time(self) -> float:
         t = super().board_time()
         return max(t, self.link.tracker.board_t) if self.link else t
