@@ -243,7 +243,6 @@ class Hub:
             elif typ == proto.RESUME:
                 boot, mode, after = proto.decode_resume(body)
                 c.append(("resumed", seq, boot, mode, after))
-                self.raw_us = 0  # a new connection: whoever asked for a raw stream is gone
             elif typ == proto.RESET:
                 c.append(("ack", seq, typ, proto.OK, "resetting"))
                 c.append(("reset",))

@@ -24,7 +24,7 @@ from .messages import (
     NOT_WIRED, OK, POSITIONS, PROTOCOL_VERSION, UNKNOWN_COMMAND, Ack, Beam, Error, ForeignHello, Hall, Heartbeat,
     Hello, Lost, Message, ProtocolError, beam_name,
 )
-from .resume import NOTHING, Replay, Resume, Resumed
+from .resume import NOTHING, HubLoss, HubPosition, Replay, Resume, Resumed
 from .tables import Calibration, HallCal, HallState, Raw, Snapshot
 
 __all__ = [  # the vocabulary, re-exported: `from coindrel.hub import protocol as p; p.Beam(...)`
@@ -33,7 +33,7 @@ __all__ = [  # the vocabulary, re-exported: `from coindrel.hub import protocol a
     "Calibration", "CalSet", "Error", "ForeignHello", "Hall", "HallCal", "HallState", "Heartbeat", "Hello", "HelloReq",
     "Lost", "Malformed", "Message", "Outputs", "ProtocolError", "Raw", "RawStream", "Reset", "Snapshot", "SnapshotReq",
     "Unknown", "beam_name", "Frame", "Problem", "Decoder", "encode", "decode", "decode_payload", "message_from_dict",
-    "HUB_MESSAGES", "COMMANDS", "MAX_PAYLOAD", "Resume", "Resumed", "Replay", "NOTHING",
+    "HUB_MESSAGES", "COMMANDS", "MAX_PAYLOAD", "Resume", "Resumed", "Replay", "NOTHING", "HubPosition", "HubLoss",
 ]
 
 HUB_MESSAGES = (Hello, Heartbeat, Beam, Hall, Lost, Snapshot, Calibration, Raw, Ack, Error, Resumed, Replay)

@@ -266,10 +266,9 @@ class WireHub:
                 self.rx_bad += 1
 
     def _command(self, req: int, msg) -> None:
-        if isinstance(msg, (p.HelloReq, p.Resume)):
+        if isinstance(msg, p.HelloReq):
             self.raw_interval = 0.0  # a new connection: whoever asked for a raw stream is gone
             self.raw_token += 1
-        if isinstance(msg, p.HelloReq):
             self._send(self._hello(req))
         elif isinstance(msg, p.Resume):
             self._resume(req, msg)
