@@ -12,8 +12,9 @@ DESCRIPTION = (
     "and plays whole matches with simulated players (or you at the keyboard) while the OLED is drawn in "
     "the terminal. Faults use the virtual board's syntax, e.g. --fault switch_stuck@R3S2,t=20. "
     "At the keyboard: 1-8 drop a coin into that entry; the table's buttons are the arrow keys "
-    "(turn the knob), Enter (press), Backspace (back) and h (hold the knob down); s sets the board up "
-    "as a lesson asks; q quits."
+    "(turn the knob), Enter (press), Backspace (back) and h (hold the knob down); s does with the "
+    "virtual board's hands what the table asks (a lesson's set-up, putting the board back after an undo, "
+    "taking the Holes switches out, clearing the pads); q quits."
 )
 
 
@@ -37,6 +38,13 @@ def add_arguments(p) -> None:
     p.add_argument("--out", help="folder for --display capture, file for --display gifanim")
     p.add_argument("--no-dropper", action="store_true", help="no coin dropper: the players follow the clock's entry")
     p.add_argument("--state-dir", help="where matches are saved (default: a new temporary folder)")
+    p.add_argument("--script", metavar="FILE",
+                   help="JSON Lines of what people do at given board times: press, drop, hand, place, take, "
+                        "unplug, restart (see coindrel.table.script)")
+    p.add_argument("--fast", action="store_true",
+                   help="everything on virtual time, as fast as the machine allows (no emulated OLED)")
+    p.add_argument("--until", type=float, metavar="T", help="stop after T seconds of board time")
+    p.add_argument("--result", metavar="FILE", help="write the result as JSON when the sim ends")
 
 
 def run(args) -> int:
@@ -58,12 +66,38 @@ def run(args) -> int:
         raise EngineError("--names and --players each take two values separated by a comma")
     if args.display in ("capture", "gifanim") and not args.out:
         raise EngineError(f"--display {args.display} needs --out (a folder of PNGs, or the GIF's path)")
+    if args.until is not None and not args.until > 0:
+        raise EngineError(f"--until takes seconds of board time (> 0), not {args.until}")
+    if args.result:
+        from pathlib import Path
+
+        folder = Path(args.result).resolve().parent
+        if not folder.is_dir():
+            raise EngineError(f"--result {args.result}: the folder {folder} does not exist; create it or choose another")
+    script = []
+    if args.script:
+        from ..engine import standard_geometry
+        from ..table.script import load_script
+
+        script = load_script(args.script, standard_geometry())
+    if args.fast:
+        args.display = "text"
     opts = SimOptions(
         players=players, names=names, opponent=args.opponent, seed=args.seed, clock=args.clock,
         variants=Variants(holes=args.holes, halved=args.halved, shuffled=args.shuffled),
         faults=tuple(args.fault), matches=args.matches, think=args.think, dropper=not args.no_dropper,
         display=args.display, out=args.out, state_dir=args.state_dir,
     )
-    table = asyncio.run(run_sim(opts))
-    print(table.last_status)
-    return 0
+    if args.fast:
+        from ..table.fastsim import run_fast
+
+        result = asyncio.run(run_fast(opts, script, until=args.until))
+    else:
+        result = asyncio.run(run_sim(opts, script=script, until=args.until))
+    from ..table.simresult import summary_lines, write_result
+
+    for line in summary_lines(result):
+        print(line)
+    if args.result:
+        write_result(args.result, result)
+    return 1 if result["errors"] else 0

@@ -25,13 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-NEXT = "next"
-PREV = "prev"
-SELECT = "select"
-BACK = "back"
-HOLD_SELECT = "hold-select"
-HOLD_BACK = "hold-back"
-ACTIONS = (NEXT, PREV, SELECT, BACK, HOLD_SELECT, HOLD_BACK)
+from ..buttons import ACTIONS, BACK, HOLD_BACK, HOLD_SELECT, NEXT, PREV, SELECT  # noqa: F401  (io's names)
 
 KEYS = ("up", "down", "select", "back")
 _REPEATING = {"up": PREV, "down": NEXT}

@@ -211,7 +211,10 @@ def _parse_step(sd: dict, number: int, prev: LessonStep | None, lesson_round: in
 
     # The drop reads only the switches it reaches, so only those must be set
     # (a hint or a reply reads the whole board: then every switch).
-    needed = sorted(tr.visited | set(extra_idx) | hole_set)
+    # A pad that holds a coin must sit on its side too, or a later step that
+    # needs the switch the other way tips the coin out as a hand pushes it over.
+    holding = {i for i, c in enumerate(board.codes) if c != HOLE and c & 2}
+    needed = sorted(tr.visited | set(extra_idx) | hole_set | holding)
     if show_hint or show_reply:
         needed = list(range(g.switch_count))
     required = tuple((g.labels[i], "none" if board.codes[i] == HOLE else "LR"[board.codes[i] & 1]) for i in needed)

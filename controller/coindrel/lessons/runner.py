@@ -80,6 +80,7 @@ class LessonRunner:
         self.lesson, self.halls, self.beams, self.settle = lesson, halls, beams, settle
         self.positions: dict[str, str] = dict(positions or {})
         self.coins: frozenset[str] | None = None  # believed resting coins; None: unknown
+        self.touched = False  # coins were put on pads or dropped: the board is not as the lesson found it
         self.index = 0
         self.phase = SWITCHES
         self._drop: dict | None = None
@@ -117,6 +118,16 @@ class LessonRunner:
 
     # -- inputs --------------------------------------------------------------------
 
+    def learn_positions(self, positions: Mapping[str, str]) -> Prompt:
+        """Every switch's position from a snapshot: a step whose switches are
+        already right goes on without anyone touching them."""
+        if self.phase != FALLING:
+            self.positions.update(positions)
+            if self.phase == SWITCHES and self.halls and not self.still_to_set():
+                self._note = []
+                self._after_switches()
+        return self.prompt
+
     def event(self, ev) -> Prompt:
         if isinstance(ev, SwitchEvent):
             self._on_switch(ev)
@@ -146,6 +157,7 @@ class LessonRunner:
                 self._after_switches()
         elif phase == COINS:
             self.coins = frozenset(self.step.coins)
+            self.touched = True
             self.phase = DROP
         elif phase in (DROP, FALLING) and not self.beams:
             if phase == DROP:  # nothing moved: the coin rests on a top pad (or no hall sees it)
@@ -214,6 +226,7 @@ class LessonRunner:
 
     def _begin_drop(self, t: float, start: Mapping[str, str] | None = None) -> None:
         self.phase = FALLING
+        self.touched = True
         start = dict(self.positions if start is None else start)
         self._drop = {"entries": [], "exits": [], "switches": [], "last": t, "start": start}
 

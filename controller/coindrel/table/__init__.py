@@ -6,15 +6,23 @@ and the whole-configuration loader (``settings``, ``sections``).
 Nothing here touches hardware; ``import coindrel.table`` works anywhere.
 """
 
-from .history import MatchDetail, MatchSummary, list_matches, load_match
-from .journal import Journal, JournalError
-from .notify import Notifier, WatchdogFeeder, watchdog_usec
-from .settings import Settings, load_settings, parse_settings, register_section
-from .status import status_text
-from .store import MatchJournal, MatchStore, Recovery, StoreError, open_store
+import importlib
 
-__all__ = [
-    "Journal", "JournalError", "MatchDetail", "MatchJournal", "MatchStore", "MatchSummary", "Notifier",
-    "Recovery", "Settings", "StoreError", "WatchdogFeeder", "list_matches", "load_match", "load_settings",
-    "open_store", "parse_settings", "register_section", "status_text", "watchdog_usec",
-]
+# Loaded on first use, so that ``import coindrel.table.flow`` (pure) pulls in
+# no journal, notifier or asyncio machinery.
+_WHERE = {
+    "MatchDetail": "history", "MatchSummary": "history", "list_matches": "history", "load_match": "history",
+    "Journal": "journal", "JournalError": "journal", "Notifier": "notify", "WatchdogFeeder": "notify",
+    "watchdog_usec": "notify", "Settings": "settings", "load_settings": "settings", "parse_settings": "settings",
+    "register_section": "settings", "status_text": "status", "MatchJournal": "store", "MatchStore": "store",
+    "Recovery": "store", "StoreError": "store", "open_store": "store",
+}
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = sorted(_WHERE)

@@ -36,6 +36,10 @@ TIMING_FILE = "board-timing.json"
 STEP = 0.03  # seconds between steps of the loop (reconciler poll, clock, display)
 
 
+class TableDied(EngineError):
+    """A part of the running table failed; the process must end (and be restarted)."""
+
+
 class Table:
     def __init__(
         self,
@@ -68,6 +72,7 @@ class Table:
                                halls=self.halls_known) if caps is not None else Sensors()
         self.flow = TableFlow(
             geometry, choices, new_seed=new_seed, read_board=self.read_board, history=self._history,
+            read_positions=lambda: dict(self.positions),
             has_dropper=self.hub_dropper or local_dropper, has_halls=self.halls_known,
             has_beams=bool(caps and (caps.entries or caps.exits)), keyed=keyed or source is None,
             reveal_seconds=reveal_seconds,
@@ -355,9 +360,20 @@ class Table:
             tasks.append(asyncio.create_task(self.outputs.serve()))
         if self.notifier is not None:
             self.notifier.ready(status_text(self.flow.match))
+        stopping = asyncio.create_task(stop.wait())
         try:
-            await stop.wait()
+            # A part of the table that dies must not leave a live-looking table
+            # behind: its error ends the run (systemd restarts the daemon, and
+            # the journal resumes the match).
+            waiting = {stopping, *tasks}
+            while not stopping.done():
+                done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                for t in done:
+                    if t is not stopping and not t.cancelled() and t.exception() is not None:
+                        log.error("the table stops: %s failed", t.get_coro().__qualname__, exc_info=t.exception())
+                        raise TableDied(f"{t.get_coro().__qualname__} failed: {t.exception()!r}") from t.exception()
         finally:
+            stopping.cancel()
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -380,11 +396,17 @@ class Table:
         except Exception as e:  # the hub went away again; the next connect asks again
             log.warning("no snapshot from the board: %s", e)
             return
+        self.learn_positions(snap.positions)
+
+    def learn_positions(self, positions: dict[str, str]) -> None:
+        """Every switch's position, as a snapshot shows it."""
         if self.flow.match is None:
-            self.positions.update(snap.positions)
+            self.positions.update(positions)
         else:  # during a match the switch events are newer than any snapshot
-            for label, pos in snap.positions.items():
+            for label, pos in positions.items():
                 self.positions.setdefault(label, pos)
+        self.flow.on_positions(positions, self.now())
+        self._after_flow()
 
     async def _pump_actions(self, actions: asyncio.Queue) -> None:
         while True:

@@ -40,12 +40,16 @@ from . import effects as fx
 from .effects import Effect
 from .modes_match import PAUSE_ITEMS, MatchModes
 from .modes_menu import MenuModes
-from .restore import restore_steps
+from .restore import Hand, HandStep, holes_steps, restore_steps
 from .setupmenu import Choices, SetupMenu
 
 NOTE_SECONDS = 5.0  # how long a note (a stray coin, a hint) stays over the match screen
 REVEAL_STEP = 0.12  # seconds per exit value in the reveal animation
 OPPONENTS = ("person", "easy", "medium", "hard")
+IN_TURN = ("turn", "reveal", "mismatch")  # modes in which a coin is the drop the table waits for
+OUT_OF_TURN = {"round-result": "the round was over", "paused": "the match was paused",
+               "correct": "the last drop was being corrected", "restore": "the board was being put back",
+               "rules": "the rules were on screen"}
 
 
 class TableFlow(MenuModes, MatchModes):
@@ -56,6 +60,7 @@ class TableFlow(MenuModes, MatchModes):
         *,
         new_seed: Callable[[], int],
         read_board: Callable[[], BoardState | None] = lambda: None,
+        read_positions: Callable[[], dict[str, str]] = dict,
         history: Callable[[], list[HistoryItem]] = lambda: [],
         has_dropper: bool = False,
         has_halls: bool = True,
@@ -71,6 +76,8 @@ class TableFlow(MenuModes, MatchModes):
         self.lessons = load_lessons()
         self.menu = SetupMenu(choices, OPPONENTS, lessons=bool(self.lessons))
         self.new_seed, self.read_board, self.history = new_seed, read_board, history
+        self.read_positions = read_positions
+        self.before_start: tuple[HandStep, ...] = ()  # what the players must do before the match can start
         self.has_dropper, self.has_halls, self.has_beams, self.keyed = has_dropper, has_halls, has_beams, keyed
         self.reveal_seconds, self.result_seconds = reveal_seconds, result_seconds
         self.effects: list[Effect] = []
@@ -81,8 +88,11 @@ class TableFlow(MenuModes, MatchModes):
         self.back_to = "menu"  # where the Rules screen returns to
         self.message: MessageView | None = None
         self.message_until = float("inf")
+        self.note: MessageView | None = None  # a passing note over any screen (a stray coin)
+        self.note_until = float("-inf")
+        self.coin_mode: str | None = None  # the mode the table was in when the falling coin went in
         self.diagnosis: DiagnosisView | None = None
-        self.restore: list[str] = []
+        self.restore: list[HandStep] = []
         self.restore_coins: tuple[BoardState, BoardState] | None = None
         self.hit_exits: tuple[int, ...] = ()
         self.pauses: set[str] = set()
@@ -94,6 +104,7 @@ class TableFlow(MenuModes, MatchModes):
         self.need_clear = self.clear_confirmed = False
         self.last_board: BoardState | None = None  # the belief when the last match ended
         self.runner = None  # the lesson being played
+        self.lesson_coins: frozenset[str] | None = frozenset()  # coins lessons left on pads (None: somewhere)
         self.lesson_index = 0
         self.opponent = None  # the computer's Player in solo play
         self.computer = None  # its ComputerDrop for the turn in progress
@@ -103,14 +114,20 @@ class TableFlow(MenuModes, MatchModes):
     # -- small helpers -------------------------------------------------------------
 
     def _go(self, mode: str, now: float) -> None:
+        if mode != self.mode:
+            self.message = None  # a message belongs to the screen it was shown on
         self.mode, self.since, self.scroll, self.selected = mode, now, 0, 0
         self.effects.append(Effect(fx.EXPECT, data=self.expecting))
 
     def _emit(self, kind: str, name: str = "", entry: int | None = None, data=None) -> None:
         self.effects.append(Effect(kind, name, entry, data))
 
+    def _ask(self, view: MessageView) -> None:
+        """A question that stays until it is answered (not a passing message)."""
+        self.message, self.message_until = view, float("inf")
+
     def _note(self, view: MessageView, now: float) -> None:
-        self.message, self.message_until = view, now + NOTE_SECONDS
+        self.note, self.note_until = view, now + NOTE_SECONDS
 
     @property
     def expecting(self) -> bool:
@@ -133,7 +150,12 @@ class TableFlow(MenuModes, MatchModes):
 
     def on_action(self, action: str, now: float) -> None:
         self._emit(fx.WAKE)
+        if self.note is not None and now < self.note_until:
+            self.note = None  # the first press puts a passing note away
+            return
+        self.note = None
         getattr(self, "_act_" + self.mode.replace("-", "_"))(action, now)
+        self._settle(now)
 
     def on_event(self, ev, now: float) -> None:
         """A board event: hall readings are tracked, a coin going in stops the
@@ -149,9 +171,11 @@ class TableFlow(MenuModes, MatchModes):
 
     def on_entry(self, entry: int, now: float) -> None:
         m = self.match
-        if m is None or m.over or self.mode not in ("turn", "reveal", "mismatch"):
+        if m is None or m.over:
             return  # the reconciler reports it as a coin outside any drop
-        if m.phase == PHASE_REVEAL:
+        if self.coin_mode is None:
+            self.coin_mode = self.mode  # out of turn unless the table was waiting for a drop
+        if self.mode == "reveal" and m.phase == PHASE_REVEAL:
             m.reveal_done(now)
             self._go("turn", now)
         m.coin_seen(now)
@@ -166,9 +190,11 @@ class TableFlow(MenuModes, MatchModes):
         m = self.match
         if report.drop is None or m is None or m.over:
             where = ", ".join(_label(e) for e in report.events[:3]) or "the board"
-            self._note(MessageView("Not a drop", f"Seen: {where}. A hand in the board?", alert=True), now)
+            why = "The match is over." if m is not None and m.over else "A hand in the board?"
+            self._note(MessageView("Not a drop", f"Seen: {where}. {why}", alert=True), now)
             self._emit(fx.SOUND, "error")
             return
+        coin_mode, self.coin_mode = self.coin_mode or self.mode, None
         forced = m.forced_entry
         exits = tuple(report.scored_exits if report.scored_exits is not None else report.observed_exits)
         belief = BoardState.parse(report.state, self.geometry) if report.state else None
@@ -178,6 +204,10 @@ class TableFlow(MenuModes, MatchModes):
         findings = [f.say if hasattr(f, "say") else str(f) for f in report.diagnosis[:3]]
         if forced is not None and report.entry != forced:
             findings.insert(0, f"Coin in {entry_label(report.entry)}; the clock chose {entry_label(forced)}")
+        if coin_mode not in IN_TURN:
+            name = m.setup.players[result.player - 1]
+            findings.insert(0, f"Coin out of turn ({OUT_OF_TURN.get(coin_mode, 'not asked for')}): "
+                               f"it counts as {name}'s drop")
         if report.verdict != "ok" or findings:
             self.diagnosis = DiagnosisView(
                 title="Check the board", findings=tuple(findings) or ("The board did something else",),
@@ -207,6 +237,40 @@ class TableFlow(MenuModes, MatchModes):
             self._pause("mismatch", now)
             self._go("mismatch", now)
 
+    def on_positions(self, positions: dict[str, str], now: float) -> None:
+        """Every switch's position from a snapshot (after a connect): a switch
+        already where it should be is confirmed without moving it."""
+        for label, pos in positions.items():
+            self.halls.setdefault(label, pos)
+        if self.runner is not None:
+            self.runner.learn_positions(positions)
+        if self.mode == "restore":
+            self.restore = restore_steps(self.match.board, self.halls, self.restore_coins)
+
+    @property
+    def asking(self) -> tuple[HandStep, ...]:
+        """What the table waits for people's hands to do on the board now."""
+        if self.mode == "menu" and self.message is not None:
+            return self.before_start
+        if self.mode == "restore":
+            return tuple(self.restore)
+        if self.mode == "lesson" and self.runner is not None:
+            p = self.runner.prompt
+            steps = []
+            for label, want in self.runner.still_to_set():
+                if want == "none":
+                    steps.append(HandStep(Hand.TAKE_OUT, label))
+                elif self.halls.get(label) == "none":
+                    steps.append(HandStep(Hand.PUT_BACK, label, want))
+                else:
+                    steps.append(HandStep(Hand.FLIP, label, want))
+            if p.phase == "coins" and self.runner.coin_changes() is None:
+                steps.append(HandStep(Hand.CLEAR_PADS))  # "no other coins": where they rest is not known
+            steps += [HandStep(Hand.COIN_ON, label) for label in p.coins]
+            steps += [HandStep(Hand.COIN_OFF, label) for label in p.remove]
+            return tuple(steps)
+        return ()
+
     def on_link(self, up: bool, detail: str, now: float) -> None:
         if up == self.link_up:
             self.link_detail = detail or self.link_detail
@@ -223,6 +287,8 @@ class TableFlow(MenuModes, MatchModes):
         m = self.match
         if self.message is not None and self.mode in ("turn", "menu") and now >= self.message_until:
             self.message = None
+        if self.note is not None and now >= self.note_until:
+            self.note = None
         if self.mode == "lesson" and self.runner is not None and board_now is not None:
             self.runner.tick(board_now)
         if self.mode == "reveal" and now - self.since >= self.reveal_seconds:
@@ -239,6 +305,22 @@ class TableFlow(MenuModes, MatchModes):
                     self._emit(fx.DROP if self.has_dropper else fx.LED, "blink", forced)
             if self._computer_to_move():
                 self.computer_turn(now)
+        self._settle(now)
+
+    def _settle(self, now: float) -> None:
+        """Keep the screen's mode and the match's phase in step, whatever
+        order people and coins came in (a coin during the round's result has
+        already started the next round's turns)."""
+        m = self.match
+        if m is None or self.mode not in ("reveal", "turn", "round-result"):
+            return
+        if m.over:
+            if self.mode != "round-result":
+                self._go("round-result", now)
+        elif self.mode == "reveal" and m.phase != PHASE_REVEAL:
+            self._go("turn", now)
+        elif self.mode == "turn" and m.phase == PHASE_REVEAL:
+            self._go("reveal", now)
 
     # -- a match from start to end --------------------------------------------------------
 
@@ -247,24 +329,35 @@ class TableFlow(MenuModes, MatchModes):
         try:
             board = self.read_board()
         except EngineError as e:
-            self.message = MessageView("Before we start", str(e), alert=True)
+            self._ask(MessageView("Before we start", str(e), alert=True))
             return
         if board is None and not self.layout_confirmed:
             # No hall sensors: nothing tells where the rockers sit, so the players set them.
             self.need_layout = True
-            self.message = MessageView("Before we start", "No switch sensors: set every pad to the left, then press.")
+            self.before_start = tuple(HandStep(Hand.FLIP, label, "L") for label in self.geometry.labels)
+            self._ask(MessageView("Before we start", "No switch sensors: set every pad to the left, then press."))
             return
-        problem = _board_problem(board, self.geometry, c.variants.holes)
-        if problem:
-            self.message = MessageView("Before we start", problem, alert=True)
+        steps = _board_steps(board, self.geometry, c.variants.holes)
+        if steps:
+            self.before_start = tuple(steps)
+            self._ask(MessageView("Before we start", _board_problem(steps), alert=True))
             return
         left = self.last_board.coin_labels() if self.last_board is not None else []
+        if self.lesson_coins is None and not self.clear_confirmed:
+            # A lesson left coins on pads nobody can tell apart now: clear them all.
+            self.need_clear = True
+            self.before_start = (HandStep(Hand.CLEAR_PADS),)
+            self._ask(MessageView("Before we start", "Take every coin off the pads (the lesson left some), then press."))
+            return
+        left = sorted(set(left) | set(self.lesson_coins or ()))
         if left and not self.clear_confirmed:
             # Nothing senses resting coins: the players clear the pads the last match left full.
             self.need_clear = True
+            self.before_start = tuple(HandStep(Hand.COIN_OFF, label) for label in left)
             more = f" and {len(left) - 4} more" if len(left) > 4 else ""
-            self.message = MessageView("Before we start", f"Take the coins off {', '.join(left[:4])}{more}, then press.")
+            self._ask(MessageView("Before we start", f"Take the coins off {', '.join(left[:4])}{more}, then press."))
             return
+        self.before_start, self.lesson_coins = (), frozenset()
         self.need_layout = self.layout_confirmed = self.need_clear = self.clear_confirmed = False
         self.last_board = None
         self.need_clear = self.clear_confirmed = False
@@ -309,7 +402,8 @@ class TableFlow(MenuModes, MatchModes):
                 self._pause("link", now)
 
     def _start_turns(self, now: float) -> None:
-        self.match.reveal_done(now)
+        if self.match.phase == PHASE_REVEAL:
+            self.match.reveal_done(now)
         self._go("turn", now)
         if not self.link_up:
             self._pause("link", now)
@@ -320,6 +414,8 @@ class TableFlow(MenuModes, MatchModes):
         m, mode = self.match, self.mode
         if m is not None and not self.link_up and mode in ("turn", "reveal"):
             return ConnectionView(detail=self.link_detail or "reconnecting", since=max(0.0, now - self.link_since))
+        if self.note is not None and now < self.note_until:
+            return self.note
         if self.message is not None and mode in ("menu", "turn"):
             return self.message
         if mode == "menu":
@@ -346,8 +442,10 @@ class TableFlow(MenuModes, MatchModes):
         if mode == "correct":
             return self.correction_view()
         if mode == "restore":
-            lines = self.restore or ["Board matches.", "Press to play on."]
-            return MessageView("Put the board back", "\n".join(lines[:4]), alert=bool(self.restore))
+            if not self.restore:
+                return MessageView("Put the board back", "Board matches.\nPress to play on.")
+            steps = [f"{i}/{len(self.restore)} {step.text}" for i, step in enumerate(self.restore, 1)]
+            return TextView("Put the board back", "\n".join(steps + ["Then press."]), self.scroll)
         if mode == "round-result":
             return round_result_view(m, self.finished_round)
         if mode == "result":
@@ -378,15 +476,16 @@ def _label(ev) -> str:
     return kind
 
 
-def _board_problem(board: BoardState | None, geometry: Geometry, holes: bool) -> str:
-    """Why the board cannot start a match as it stands ('' when it can)."""
+def _board_steps(board: BoardState | None, geometry: Geometry, holes: bool) -> list[HandStep]:
+    """What must change before the board can start a match as it stands."""
     if board is None:
-        return ""
-    present = set(board.holes())
-    wanted = set(geometry.holes) if holes else set()
-    take_out, put_back = sorted(wanted - present), sorted(present - wanted)
+        return []
+    return holes_steps(board.holes(), list(geometry.holes) if holes else [])
+
+
+def _board_problem(steps: list[HandStep]) -> str:
+    take_out = [s.switch for s in steps if s.hand is Hand.TAKE_OUT]
+    put_back = [s.switch for s in steps if s.hand is Hand.PUT_BACK]
     if take_out:
         return "Holes: take out " + ", ".join(take_out) + ", then press."
-    if put_back:
-        return "Put back " + ", ".join(put_back) + " (no Holes), then press."
-    return ""
+    return "Put back " + ", ".join(put_back) + " (no Holes), then press."

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from ..display import DiagnosisView, MessageView
 from ..engine import PHASE_REVEAL, PHASE_TURN, EngineError
-from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
+from ..buttons import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from . import effects as fx
-from .restore import restore_steps
+from .restore import Hand, restore_steps
 
 PAUSE_ITEMS = ("Resume", "Undo last drop", "Correct last drop", "End match", "Rules")
 COUNTS = 4  # coins an exit can be corrected to (0..3) by pressing on it
@@ -105,6 +105,7 @@ class MatchModes:
             self._start_correction(now)
             return
         self._resume("mismatch", now)
+        self._resume("player", now)  # a coin while paused: the players are playing again
         m = self.match
         self._go("round-result" if m.over or m.phase == PHASE_REVEAL else "turn", now)
 
@@ -114,10 +115,10 @@ class MatchModes:
         try:
             m.undo(now)
         except EngineError as e:
-            self.message = MessageView("Cannot undo", str(e), alert=True)
-            self.message_until = now + HINT_SECONDS
             self._resume("player", now)
             self._go("turn", now)
+            self.message = MessageView("Cannot undo", str(e), alert=True)
+            self.message_until = now + HINT_SECONDS
             return
         self.restore_coins = (before, m.board.copy())
         self._emit(fx.BELIEF, data=m.board)
@@ -132,10 +133,10 @@ class MatchModes:
         (a beam that missed or double-counted a coin): the drop is scored again."""
         m = self.match
         if not m.results:
-            self.message = MessageView("Nothing to correct", "No drop has been scored yet.", alert=True)
-            self.message_until = now + HINT_SECONDS
             self._resume("player", now)
             self._go("turn", now)
+            self.message = MessageView("Nothing to correct", "No drop has been scored yet.", alert=True)
+            self.message_until = now + HINT_SECONDS
             return
         self._pause("player", now)
         last = m.results[-1]
@@ -182,8 +183,10 @@ class MatchModes:
             self._go("turn", now)
 
     def _act_restore(self, action: str, now: float) -> None:
-        if action in (SELECT, HOLD_SELECT):
-            if self.has_halls and any(s.startswith("Flip") for s in self.restore):
+        if action in (NEXT, PREV):
+            self.scroll = max(0, min(len(self.restore), self.scroll + (1 if action == NEXT else -1)))
+        elif action in (SELECT, HOLD_SELECT):
+            if self.has_halls and any(s.hand is Hand.FLIP for s in self.restore):
                 return  # the hall sensors still see switches to put back
             self.restore = []
             self._resume("player", now)

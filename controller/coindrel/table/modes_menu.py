@@ -4,7 +4,7 @@ the history and the lessons (mixed into ``TableFlow``)."""
 from __future__ import annotations
 
 from ..display import LessonView, MenuItem, MenuView
-from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
+from ..buttons import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from .setupmenu import HISTORY, LESSONS, PLAYER1, PLAYER2, RULES, START, NameEditor
 
 
@@ -73,7 +73,7 @@ class MenuModes:
         elif action in (SELECT, HOLD_SELECT):
             from ..lessons import LessonRunner
 
-            self.runner = LessonRunner(self.lessons[self.selected], positions=dict(self.halls),
+            self.runner = LessonRunner(self.lessons[self.selected], positions={**self.read_positions(), **self.halls},
                                        halls=self.has_halls, beams=self.has_beams)
             self.lesson_index = self.selected
             self._go("lesson", now)
@@ -86,6 +86,9 @@ class MenuModes:
         elif action in (NEXT, PREV):
             self.scroll = max(0, self.scroll + (1 if action == NEXT else -1))
         if self.runner.finished:
+            left = self.runner.coins
+            if self.runner.touched:
+                self.lesson_coins = None if left is None or self.lesson_coins is None else self.lesson_coins | left
             self.runner = None
             self._go("lessons", now)
             self.selected = self.lesson_index

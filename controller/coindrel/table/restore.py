@@ -1,14 +1,51 @@
-"""Putting the physical board back after an undo: what a person must do."""
+"""What the table asks people to do with their hands on the board: put it
+back after an undo, clear the pads before a match, take the Holes switches
+out, set a lesson up. One typed step each, so the screen, the simulated
+players and the sim's keyboard all read the same request."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
 
 from ..engine import COIN, HOLE, BoardState
 
 
-def restore_steps(target: BoardState, halls: dict[str, str], coins: tuple[BoardState, BoardState] | None) -> list[str]:
-    """Short instructions to make the board match ``target``: switches the
-    hall sensors show on the wrong side, then coins to put on or take off
-    (``coins`` = the belief before and after the undo)."""
+class Hand(Enum):
+    FLIP = "flip"  # push the rocker over to ``side``
+    COIN_ON = "coin-on"  # put a coin on the pad
+    COIN_OFF = "coin-off"  # take the coin off the pad
+    TAKE_OUT = "take-out"  # remove the switch (Holes)
+    PUT_BACK = "put-back"  # put the switch back, pad on ``side``
+    CLEAR_PADS = "clear-pads"  # take every coin off every pad (where they rest is not known)
+
+
+@dataclass(frozen=True)
+class HandStep:
+    hand: Hand
+    switch: str = ""  # a label, as people read it
+    side: str = ""  # "L" or "R" for FLIP and PUT_BACK
+
+    @property
+    def text(self) -> str:
+        h, s = self.hand, self.switch
+        if h is Hand.FLIP:
+            return f"Flip {s} to {self.side}"
+        if h is Hand.COIN_ON:
+            return f"Coin on {s}"
+        if h is Hand.COIN_OFF:
+            return f"Take coin off {s}"
+        if h is Hand.TAKE_OUT:
+            return f"Take out {s}"
+        if h is Hand.CLEAR_PADS:
+            return "Take every coin off the pads"
+        return f"Put {s} back"
+
+
+def restore_steps(target: BoardState, halls: dict[str, str], coins: tuple[BoardState, BoardState] | None) -> list[HandStep]:
+    """What makes the board match ``target``: switches the hall sensors show
+    on the wrong side, then coins to put on or take off (``coins`` = the
+    belief before and after the undo)."""
     g = target.geometry
     steps = []
     for s, code in enumerate(target.codes):
@@ -17,14 +54,21 @@ def restore_steps(target: BoardState, halls: dict[str, str], coins: tuple[BoardS
         want = "LR"[code & 1]
         seen = halls.get(g.labels[s])
         if seen in ("L", "R") and seen != want:
-            steps.append(f"Flip {g.labels[s]} to {want}")
+            steps.append(HandStep(Hand.FLIP, g.labels[s], want))
     if coins is not None:
         before, after = coins
         for s, (a, b) in enumerate(zip(before.codes, after.codes)):
             if a == HOLE:
                 continue
             if b & COIN and not a & COIN:
-                steps.append(f"Coin on {g.labels[s]}")
+                steps.append(HandStep(Hand.COIN_ON, g.labels[s]))
             elif a & COIN and not b & COIN:
-                steps.append(f"Take coin off {g.labels[s]}")
+                steps.append(HandStep(Hand.COIN_OFF, g.labels[s]))
     return steps
+
+
+def holes_steps(present: list[str], wanted: list[str]) -> list[HandStep]:
+    """Switches to take out (or put back) so the holes are ``wanted``."""
+    have, want = set(present), set(wanted)
+    return ([HandStep(Hand.TAKE_OUT, s) for s in sorted(want - have)]
+            + [HandStep(Hand.PUT_BACK, s, "L") for s in sorted(have - want)])

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from ..display import MenuItem, MenuView, NameEntryView
 from ..engine import Variants
 from ..engine.rounds import CLOCK_SETTINGS
-from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
+from ..buttons import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 
 CLOCKS = ("30", "60", "120", "turbo", "off")
 CLOCK_LABELS = {"30": "30 s", "60": "60 s", "120": "120 s", "turbo": "Turbo 5s", "off": "off"}

@@ -19,18 +19,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..ai import player_by_name
 from ..config import Section
-from ..engine import PHASE_TURN, Variants, standard_geometry
+from ..engine import Variants, standard_geometry
 from ..virtual import BoardConfig, Scenario, build_board, fault_from_text
 from ..virtual.live import Server
 from ..virtual.wire import WireHub
 from .daemon import Table
+from .people import RETRY, SimPlayers, do_by_hand  # noqa: F401  (RETRY, SimPlayers: the sim's public names)
 from .setupmenu import Choices
 from .store import MatchStore
 
 log = logging.getLogger("coindrel.sim")
-RETRY = 4.0  # seconds after which a player whose coin the table never saw drops again
 SOLENOID_PINS = (4, 23, 24, 25, 8, 7, 9, 10)  # mock pins: one solenoid per entry
 
 
@@ -52,70 +51,7 @@ class SimOptions:
     out: str | None = None  # capture: a folder of PNGs; gifanim: the GIF's path
     state_dir: str | None = None
     reveal_seconds: float = 2.0
-
-
-class SimPlayers:
-    """Plays the table's match: simulated players drop coins into the virtual
-    board when the table says it is their turn, follow the clock's chosen
-    entry, and press through the screens between turns."""
-
-    def __init__(self, table: Table, board, opts: SimOptions, clock=time.monotonic):
-        self.table, self.board, self.opts, self.clock = table, board, opts, clock
-        self.bots = [None if k == "keyboard" else player_by_name(k, opts.seed + i + 1) for i, k in enumerate(opts.players)]
-        self.people = any(b is None for b in self.bots)  # a person works the buttons themselves
-        self.waiting_since: float | None = None
-        self.dropped_at = -1  # the match's turn count when we last dropped
-        self.dropped_time = 0.0
-        self.matches_done = 0
-        self.finished = asyncio.Event()
-        self._last_mode = None
-
-    def step(self) -> None:
-        flow, now = self.table.flow, self.clock()
-        mode = flow.mode
-        if mode != self._last_mode:
-            self._last_mode, self.waiting_since = mode, now
-        waited = now - (self.waiting_since or now)
-        m = flow.match
-        if self.people and mode != "turn":
-            return
-        if mode == "menu" and waited > min(1.0, self.opts.pause):
-            if self.matches_done >= self.opts.matches:
-                self.finished.set()
-            elif flow.message is None:
-                self.table.handle_action("select")  # Start match
-            else:
-                if "coins off" in flow.message.text:
-                    self.board.clear_pads()  # the players tidy the board, then say so
-                self.table.handle_action("select")
-        elif mode in ("mismatch", "round-result", "result") and waited > self.opts.pause:
-            if mode == "result":
-                self.matches_done += 1
-            self.table.handle_action("select")  # Board is right / go on
-        elif mode == "turn" and m is not None and m.phase == PHASE_TURN and flow.message is None:
-            bot = self.bots[m.to_move - 1]
-            if flow.opponent is not None and m.to_move == 2:
-                # the table's computer opponent: its dropper drops, or it asks a person to
-                if flow.computer is None or flow.has_dropper or len(m.results) == self.dropped_at:
-                    return
-                self.board.drop(flow.computer.entry)
-                self.dropped_at, self.dropped_time = len(m.results), now
-                return
-            if bot is None or not flow.link_up:
-                return  # a person's turn, or the table cannot see the board
-            if len(m.results) == self.dropped_at and now - self.dropped_time < RETRY:
-                return  # our coin is on its way
-            # (a coin the table never saw, e.g. dropped as the hub went away, is dropped again,
-            # as a person does when the table still asks for their drop)
-            if waited < self.opts.think:
-                return
-            entry = m.forced_entry if m.forced_entry is not None else bot.choose(m)
-            if m.forced_entry is not None and self.table.flow.has_dropper:
-                return  # the dropper takes care of it
-            self.board.drop(entry)
-            self.dropped_at, self.dropped_time = len(m.results), now
-        elif mode == "turn":
-            self.waiting_since = now if m is None or m.phase != PHASE_TURN else self.waiting_since
+    learn: bool = False  # simulated people play through a lesson they find on screen (instead of leaving it)
 
 
 class Keyboard:
@@ -177,19 +113,10 @@ class Keyboard:
 
 
     def set_up(self) -> None:
-        """Do with the virtual board's hands what the lesson on screen asks:
-        rockers to their sides, coins on (or off) the pads."""
-        runner = self.table.flow.runner
-        if runner is None:
-            return
-        for label, want in runner.still_to_set():
-            if want in ("L", "R"):
-                self.board.set_by_hand(label, want)
-        p = runner.prompt
-        for label in p.coins:
-            self.board.place_coin(label)
-        for label in p.remove:
-            self.board.take_coin(label)
+        """Do with the virtual board's hands what the table asks for now:
+        a lesson's set-up, putting the board back after an undo, clearing the
+        pads or taking the Holes switches out before a match."""
+        do_by_hand(self.board, self.table.flow.asking)
 
 
 class MockDropper:
@@ -218,14 +145,21 @@ def display_section(opts: SimOptions) -> Section:
     return Section("display", d, "coindrel sim")
 
 
-async def run_sim(opts: SimOptions, say=None) -> Table:
-    """Run the simulation until the matches are played (or it is stopped)."""
+async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = None) -> dict:
+    """Run the simulation until the matches are played, the board's clock
+    reaches ``until`` or it is stopped; the result (``simresult.result_json``)."""
+    from .fastsim import Outcome, mismatch_text, remember_match, watch_reports
+    from .script import Do
+    from .simresult import result_json
+
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
+    started = time.monotonic()
     g = standard_geometry()
     scn = Scenario(BoardConfig(seed=opts.seed, variants=Variants(holes=opts.variants.holes)))
     scn.faults = [fault_from_text(f, g, i + 1) for i, f in enumerate(opts.faults)]
     board, _ = build_board(scn)
-    server = Server(board, WireHub(board), "pty", speed=opts.speed, say=lambda m: log.info("%s", m))
+    wire = WireHub(board)
+    server = Server(board, wire, "pty", speed=opts.speed, say=lambda m: log.info("%s", m))
     server.ready = threading.Event()
     server_task = asyncio.create_task(server.run())
     while not server.ready.is_set() and not server_task.done():
@@ -248,43 +182,103 @@ async def run_sim(opts: SimOptions, say=None) -> Table:
                                 pin_factory=factory)
         dropper = MockDropper([factory.pin(p) for p in SOLENOID_PINS], board)
     state_dir = opts.state_dir or tempfile.mkdtemp(prefix="coindrel-sim-")
-    store = MatchStore(state_dir).open()
-    source = make_source("hub", {"url": server.url})
     choices = Choices(clock=opts.clock, variants=opts.variants, players=opts.names, opponent=opts.opponent)
-    table = Table(g, choices, source=source, display=display, outputs=outputs, store=store,
-                  reveal_seconds=opts.reveal_seconds)
-    players = SimPlayers(table, board, opts)
-    stop = asyncio.Event()
     text_mode = opts.display == "text"
-
-    async def drive():
-        last = ""
-        while not stop.is_set():
-            players.step()
-            if dropper is not None:
-                dropper.step()
-            if text_mode and table.last_status != last:
-                last = table.last_status
-                say(last)
-            if players.finished.is_set():
-                stop.set()
-            await asyncio.sleep(0.02)
-
-    driver = asyncio.create_task(drive())
-    keyboard = Keyboard(table, board, stop) if "keyboard" in opts.players and sys.stdin.isatty() else None
-    if keyboard is not None:
-        keyboard.start()
+    out = Outcome()
+    steps = sorted(script, key=lambda s: (s.t, s.line))
+    done = asyncio.Event()  # the sim is over (matches played, --until, q, an error)
+    players = None
+    table = None
+    keyboard = None
+    errors = []
     try:
-        await table.run(None, stop)
+        while not done.is_set():
+            # One life of the table process: a script's restart ends it without clean-up.
+            store = MatchStore(state_dir).open()
+            table = Table(g, choices, source=make_source("hub", {"url": server.url}), display=display,
+                          outputs=outputs, store=store, reveal_seconds=opts.reveal_seconds)
+            table.resume(store.recover())
+            watch_reports(table, out, lambda: (lambda r, d: say(mismatch_text(r, d))) if text_mode else None)
+            if players is None:
+                players = SimPlayers(table, board, opts)
+            players.table = table
+            life = asyncio.Event()
+            restart = []
+
+            async def drive(table=table, life=life, restart=restart):
+                last = ""
+                while not life.is_set():
+                    while steps and steps[0].t <= board.now:
+                        s = steps.pop(0)
+                        out.script_steps += 1
+                        if s.do is Do.RESTART:
+                            restart.append(s)
+                            life.set()
+                            return
+                        _apply_live(s, table, board, wire, out)
+                    players.step()
+                    if dropper is not None:
+                        dropper.step()
+                    remember_match(table, out)
+                    if text_mode and table.last_status != last:
+                        last = table.last_status
+                        say(last)
+                    if players.finished.is_set() or (until is not None and board.now >= until):
+                        done.set()
+                        life.set()
+                    await asyncio.sleep(0.02)
+
+            driver = asyncio.create_task(drive())
+            if keyboard is None and "keyboard" in opts.players and sys.stdin.isatty():
+                keyboard = Keyboard(table, board, done)
+                keyboard.start()
+            elif keyboard is not None:
+                keyboard.table = table
+            stopper = asyncio.create_task(done.wait())
+            stopper.add_done_callback(lambda _, life=life: life.set())
+            try:
+                await table.run(None, life)
+            except Exception as e:  # noqa: BLE001 - a dead table ends the sim, reported in its result
+                errors.append(f"{type(e).__name__}: {e}")
+                done.set()
+            finally:
+                stopper.cancel()
+                driver.cancel()
+                await asyncio.gather(driver, stopper, return_exceptions=True)
+                store.close()
+            if restart:
+                out.restarts += 1
     finally:
         if keyboard is not None:
             keyboard.close()
-        driver.cancel()
         server.stop()
-        await asyncio.gather(driver, server_task, return_exceptions=True)
+        await asyncio.gather(server_task, return_exceptions=True)
         if display is not None:
             display.close()
         if outputs is not None:
             outputs.close()
-        store.close()
-    return table
+    out.t = board.now
+    out.errors.extend(errors)
+    return result_json(table, out, time.monotonic() - started)
+
+
+def _apply_live(s, table, board, wire, out) -> None:
+    from ..engine.core import HOLE
+    from .script import Do
+
+    if s.do is Do.PRESS:
+        table.handle_action(s.value)
+    elif s.do is Do.DROP:
+        board.drop(s.value)
+    elif s.do is Do.HAND:
+        if board.world.codes[board.geometry.index(s.value)] != HOLE:
+            board.set_by_hand(s.value, s.side)
+    elif s.do is Do.PLACE:
+        board.place_coin(s.value)
+    elif s.do is Do.TAKE:
+        board.take_coin(s.value)
+    elif s.do is Do.UNPLUG and board.hub.on:
+        out.unplugs += 1
+        board.hub.power_off("unplug")
+        wire.unplug(s.value)
+        board.sched.at(board.now + s.value, board.hub.boot, "unplug")

@@ -204,6 +204,17 @@ class VirtualBoard:
         self.truth.write({"kind": "hands", "t": round(self.now, 6), "coin_off": label, **info})
         return info.get("applied", True)
 
+    def take_out_switch(self, label: str) -> bool:
+        """A person takes a switch out of the board (the Holes variant)."""
+        info = self.world.remove_switch(self.geometry.index(label))
+        self.truth.write({"kind": "hands", "t": round(self.now, 6), "switch_out": label, **info})
+        return info.get("applied", True)
+
+    def put_back_switch(self, label: str, side: str = "L") -> bool:
+        info = self.world.insert_switch(self.geometry.index(label), 0 if side == "L" else 1)
+        self.truth.write({"kind": "hands", "t": round(self.now, 6), "switch_in": label, "side": side, **info})
+        return info.get("applied", True)
+
     def pass_coin_through(self, kind: str, index: int) -> None:
         """A person pushes a coin through an entry or exit beam (0-based) by hand."""
         count = self.geometry.entry_count if kind == "entry" else self.geometry.exit_count

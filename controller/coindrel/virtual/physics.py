@@ -273,6 +273,8 @@ class World:
     def hand_move(self, s: int, to: int, fault) -> dict:
         """A person pushes rocker ``s`` over to ``to``; a resting coin falls out."""
         code = self.codes[s]
+        if code == HOLE:
+            return {"applied": False, "why": f"{self.g.labels[s]} is taken out"}
         old = code & PAD_R
         if old == to:
             return {"applied": False, "why": f"the rocker already sits {'L' if to == 0 else 'R'}"}
@@ -288,6 +290,30 @@ class World:
         self.sched.at(t_end + self.rng.span(self.timing.settle), self._free, s)
         return info
 
+    def remove_switch(self, s: int) -> dict:
+        """A person lifts the switch out (the Holes variant): its hall then
+        sees no magnet, and a coin resting on it goes with it."""
+        if self.codes[s] == HOLE:
+            return {"applied": False, "why": f"{self.g.labels[s]} is out already"}
+        if self.busy[s]:
+            return {"applied": False, "why": f"{self.g.labels[s]} is moving"}
+        self.codes[s] = HOLE
+        self.rockers[s].present = False
+        self.hub.watch(s, self.sched.now)
+        return {}
+
+    def insert_switch(self, s: int, side: int) -> dict:
+        """A person puts the switch back, pad on ``side``, nothing on it."""
+        if self.codes[s] != HOLE:
+            return {"applied": False, "why": f"{self.g.labels[s]} is in its place already"}
+        self.codes[s] = side
+        rocker = self.rockers[s]
+        rocker.present = True
+        rocker.p0 = rocker.p1 = float(side)
+        rocker.t0 = rocker.t1 = self.sched.now
+        self.hub.watch(s, self.sched.now)
+        return {}
+
     def pass_through_beam(self, kind: str, index: int) -> None:
         """A person pushes a coin through a beam and takes it back (a sensor
         check): the beam sees a coin, dead or chattering as it is, nothing else."""
@@ -297,6 +323,8 @@ class World:
 
     def add_coin(self, s: int) -> dict:
         code = self.codes[s]
+        if code == HOLE:
+            return {"applied": False, "why": f"{self.g.labels[s]} is taken out: there is no pad to put a coin on"}
         if code & COIN:
             return {"applied": False, "why": f"{self.g.labels[s]} already has a coin on its pad"}
         self.codes[s] = code | COIN
@@ -304,7 +332,7 @@ class World:
 
     def remove_coin(self, s: int) -> dict:
         code = self.codes[s]
-        if not code & COIN:
+        if code == HOLE or not code & COIN:
             return {"applied": False, "why": f"no coin rests on {self.g.labels[s]}"}
         self.codes[s] = code & ~COIN & 0xFF
         return {}

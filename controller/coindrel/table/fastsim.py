@@ -1,0 +1,263 @@
+"""``coindrel sim --fast``: the table, the virtual board and the people in
+one process, on the board's virtual time, as fast as the machine allows.
+
+The table is the real ``Table`` (flow, reconciler, journal, store); the
+board is the virtual board as an in-process source whose events the rig
+hands over in time order; the people are ``SimPlayers`` plus a script. A
+restart drops the table without any clean-up (as kill -9 does) and builds a
+new one from the journal on disk; an unplug powers the hub off for a while.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+
+from ..engine import EngineError, Variants, standard_geometry
+from ..engine.core import HOLE
+from ..events import StatusEvent
+from ..sources.base import ManualClock
+from ..virtual import BoardConfig, Scenario, fault_from_text
+from ..virtual.source import VirtualSource
+from .daemon import Table
+from .people import SimPlayers
+from .script import Do, ScriptStep
+from .setupmenu import Choices
+from .store import MatchStore
+
+STEP = 0.02  # seconds of board time per step of the rig
+log = logging.getLogger("coindrel.sim")
+
+
+class _Errors(logging.Handler):
+    """Every error the table logs: the sim's result lists them."""
+
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            text += f": {record.exc_info[1]!r}"
+        self.messages.append(f"{record.name}: {text}")
+
+
+@dataclass
+class Outcome:
+    """What happened in a sim, for ``--result`` and the closing summary."""
+
+    t: float = 0.0
+    restarts: int = 0
+    unplugs: int = 0
+    script_steps: int = 0
+    reports: int = 0
+    mismatches: list = field(default_factory=list)  # (drop, what the table said first)
+    errors: list = field(default_factory=list)
+    matches: list = field(default_factory=list)  # Match objects, in order
+
+
+def watch_reports(table, out: Outcome, on_mismatch=lambda: None) -> None:
+    """Count the table's drop reports and mismatches into ``out`` as they reach its flow."""
+    flow = table.flow
+    seen = flow.on_report
+
+    def on_report(report, now):
+        out.reports += 1
+        seen(report, now)
+        d = flow.diagnosis
+        if report.drop is not None and d is not None and (report.verdict != "ok" or d.findings):
+            out.mismatches.append((report.drop, d.findings[0] if d.findings else report.verdict))
+            tell = on_mismatch()
+            if tell is not None:
+                tell(report, d)
+
+    flow.on_report = on_report
+
+
+def remember_match(table, out: Outcome) -> None:
+    m = table.flow.match
+    if m is not None and (not out.matches or out.matches[-1] is not m):
+        if out.matches and out.matches[-1].setup.seed == m.setup.seed:
+            out.matches[-1] = m  # the same match, recovered after a restart
+        else:
+            out.matches.append(m)
+
+
+class FastRig:
+    def __init__(self, opts, script: list[ScriptStep] = (), state_dir: str | None = None, step: float = STEP,
+                 store_options: dict | None = None):
+        import tempfile
+
+        self.opts, self.step_s = opts, step
+        self.store_options = store_options or {}  # e.g. tests: datasync=no-op (a restart is a kill, not a power cut)
+        self.g = standard_geometry()
+        scn = Scenario(BoardConfig(seed=opts.seed, variants=Variants(holes=opts.variants.holes)))
+        scn.faults = [fault_from_text(f, self.g, i + 1) for i, f in enumerate(opts.faults)]
+        self.source = VirtualSource(scn, speed=0, clock=ManualClock(0.0))  # stepped here, never started
+        self.board = self.source.board
+        self.state_dir = state_dir or opts.state_dir or tempfile.mkdtemp(prefix="coindrel-sim-")
+        self.script = sorted(script, key=lambda s: (s.t, s.line))
+        self.next_step = 0
+        self.t = 0.0
+        self.out = Outcome()
+        self.store = None
+        self.table: Table | None = None
+        self.players = None
+        self.on_mismatch = None  # called with each mismatch's report (text mode prints it)
+        self._errors = _Errors()
+        logging.getLogger("coindrel").addHandler(self._errors)
+        self._loop = None  # for tick() called outside a running loop (tests)
+        self._build()
+
+    # -- the table process ---------------------------------------------------------------
+
+    def _build(self) -> None:
+        opts = self.opts
+        self.store = MatchStore(self.state_dir, **self.store_options).open()
+        choices = Choices(clock=opts.clock, variants=opts.variants, players=opts.names, opponent=opts.opponent)
+        self.table = Table(self.g, choices, source=self.source, store=self.store, clock=lambda: self.t,
+                           reveal_seconds=opts.reveal_seconds)
+        self.table.resume(self.store.recover())
+        self.table.handle_event(StatusEvent(self.board.now, "connected", "virtual board"))
+        self._snapshot()
+        if self.players is None:
+            self.players = SimPlayers(self.table, self.board, opts, clock=lambda: self.t)
+        self.players.table = self.table
+        self._hook_reports()
+
+    def _snapshot(self) -> None:
+        self.table.learn_positions({ev.switch: ev.pos for ev in self.board.hub.snapshot()})
+
+    def _hook_reports(self) -> None:
+        watch_reports(self.table, self.out, lambda: self.on_mismatch)
+
+    def restart(self) -> None:
+        """The table process dies here and starts again from its journal."""
+        self._remember_match()
+        self.store.close()  # the lock goes with the process; nothing else is flushed or closed
+        self.out.restarts += 1
+        self._build()
+
+    def _remember_match(self) -> None:
+        remember_match(self.table, self.out)
+
+    # -- the world -------------------------------------------------------------------------
+
+    def apply(self, s: ScriptStep) -> None:
+        self.out.script_steps += 1
+        b = self.board
+        if s.do is Do.PRESS:
+            self.table.handle_action(s.value)
+        elif s.do is Do.DROP:
+            b.drop(s.value)
+        elif s.do is Do.HAND:
+            if b.world.codes[self.g.index(s.value)] != HOLE:  # a switch taken out cannot be pushed
+                b.set_by_hand(s.value, s.side)
+        elif s.do is Do.PLACE:
+            b.place_coin(s.value)
+        elif s.do is Do.TAKE:
+            b.take_coin(s.value)
+        elif s.do is Do.UNPLUG:
+            if b.hub.on:
+                self.out.unplugs += 1
+                b.hub.power_off("unplug")
+                b.sched.at(b.now + s.value, b.hub.boot, "unplug")
+        elif s.do is Do.RESTART:
+            self.restart()
+
+    def tick(self) -> None:
+        """One step, from code that runs no event loop (tests): the table's
+        output tasks (dropper, LEDs) run on the rig's own loop."""
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        self._loop.run_until_complete(self._atick())
+
+    async def _atick(self) -> None:
+        self._tick()
+        await asyncio.sleep(0)
+
+    @property
+    def errors(self) -> list[str]:
+        """Errors so far: the sim's own and every error the table logged."""
+        return self.out.errors + self._errors.messages
+
+    def close(self) -> None:
+        logging.getLogger("coindrel").removeHandler(self._errors)
+        self.store.close()
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
+
+    def _tick(self) -> None:
+        """One step: the script, the board, the table, the people."""
+        end = self.t + self.step_s
+        while self.next_step < len(self.script) and self.script[self.next_step].t <= end:
+            s = self.script[self.next_step]
+            self.next_step += 1
+            self._advance(max(self.t, s.t))
+            self.apply(s)
+        self._advance(end)
+        self.table.step()
+        self.players.step()
+        self._remember_match()
+
+    def _advance(self, t: float) -> None:
+        self.board.run_until(t)
+        self.t = max(self.t, t)
+        for ev in self.source.pending():
+            self.table.handle_event(ev)
+            if isinstance(ev, StatusEvent) and ev.state in ("connected", "resync"):
+                self._snapshot()
+
+    async def run(self, until: float | None = None, wall_limit: float | None = None) -> Outcome:
+        started = time.monotonic()
+        try:
+            while not self.players.finished.is_set():
+                if until is not None and self.t >= until:
+                    break
+                if self.table.failed is not None:
+                    self.out.errors.append(f"the journal failed: {self.table.failed}")
+                    break
+                if wall_limit is not None and time.monotonic() - started > wall_limit:
+                    self.out.errors.append(f"the sim did not finish within {wall_limit:g} s of wall time")
+                    break
+                self._tick()
+                await asyncio.sleep(0)  # let the table's output tasks (dropper, LEDs) run
+        except EngineError as e:
+            self.out.errors.append(f"{type(e).__name__}: {e}")
+        except Exception as e:  # noqa: BLE001 - any internal error ends the sim and is reported
+            log.exception("the sim stopped")
+            self.out.errors.append(f"internal error: {e!r}")
+        finally:
+            self.out.t = self.t
+            self.out.errors.extend(self._errors.messages)
+            self.close()
+        return self.out
+
+
+async def run_fast(opts, script=(), until: float | None = None, say=None) -> dict:
+    """``coindrel sim --fast``: the sim's result (``simresult.result_json``)."""
+    import sys
+
+    from .simresult import result_json
+
+    say = say or (lambda text: print(text, flush=True))
+    rig = FastRig(opts, list(script))
+    if opts.display == "text":
+        rig.on_mismatch = lambda report, view: say(mismatch_text(report, view))
+    started = time.monotonic()
+    out = await rig.run(until=until)
+    for e in out.errors:
+        print(f"coindrel sim: {e}", file=sys.stderr)
+    return result_json(rig.table, out, time.monotonic() - started)
+
+
+def mismatch_text(report, view) -> str:
+    """One mismatch for text output: the drop, exits, and the best explanation."""
+    exp = " ".join(str(x + 1) for x in report.expected_exits) or "none"
+    seen = " ".join(str(x + 1) for x in report.observed_exits) or "none"
+    best = view.findings[0] if view.findings else "the board did something else"
+    return f"Mismatch at drop {report.drop}: exits expected {exp}, seen {seen}. {best}"

@@ -1,0 +1,184 @@
+"""Simulated people at the table: careful players who answer every question
+the table asks the way a person would.
+
+They read the flow's typed state (its mode, what it is ``asking`` hands to
+do, the match), never the screen's words, and act through the same doors a
+person has: the table's buttons (``Table.handle_action``) and their hands on
+the virtual board (drops, rockers pushed over, coins put on or taken off,
+switches taken out). So from any state a match with simulated players
+reaches its end, whatever else happened.
+"""
+
+from __future__ import annotations
+
+from ..ai import player_by_name
+from ..engine import PHASE_TURN
+from ..buttons import BACK, PREV, SELECT
+from .restore import Hand, HandStep
+from .setupmenu import START
+
+RETRY = 4.0  # seconds after which a player whose coin the table never saw drops again
+
+
+def do_by_hand(board, steps: tuple[HandStep, ...] | list[HandStep]) -> int:
+    """Carry out ``steps`` with the virtual board's hands; returns how many did something."""
+    done = 0
+    for step in steps:
+        h = step.hand
+        if h is Hand.FLIP:
+            done += bool(board.set_by_hand(step.switch, step.side).get("applied", True))
+        elif h is Hand.COIN_ON:
+            done += board.place_coin(step.switch)
+        elif h is Hand.COIN_OFF:
+            done += board.take_coin(step.switch)
+        elif h is Hand.TAKE_OUT:
+            done += board.take_out_switch(step.switch)
+        elif h is Hand.PUT_BACK:
+            done += board.put_back_switch(step.switch, step.side or "L")
+        elif h is Hand.CLEAR_PADS:
+            done += bool(board.clear_pads())
+    return done
+
+
+class SimPlayers:
+    """Plays the table's match: simulated players drop coins into the virtual
+    board when the table says it is their turn, follow the clock's chosen
+    entry, and work the buttons and their hands between turns. A player named
+    ``keyboard`` is a person: they work the screens themselves."""
+
+    def __init__(self, table, board, opts, clock=None):
+        import time
+
+        self.table, self.board, self.opts = table, board, opts
+        self.clock = clock or time.monotonic
+        self.bots = [None if k == "keyboard" else player_by_name(k, opts.seed + i + 1) for i, k in enumerate(opts.players)]
+        self.people = any(b is None for b in self.bots)  # a person works the buttons themselves
+        self.dropped_at = -1  # the match's turn count when we last dropped
+        self.dropped_time = 0.0
+        self.matches_done = 0
+        self.finished = _Flag()
+        self._screen = None
+        self._since = 0.0
+        self.presses = 0
+
+    # -- reading the table ------------------------------------------------------------
+
+    def _waited(self, now: float) -> float:
+        flow = self.table.flow
+        lesson = (flow.runner.phase, flow.runner.index) if flow.runner is not None else None
+        screen = (flow.mode, flow.message is not None, flow.note is not None, id(flow.match), flow.selected, lesson)
+        if screen != self._screen:
+            self._screen, self._since = screen, now
+        return now - self._since
+
+    def _press(self, action: str, now: float) -> None:
+        self.presses += 1
+        self._since = now  # give the table time to answer before pressing again
+        self.table.handle_action(action)
+
+    # -- acting -------------------------------------------------------------------------
+
+    def step(self) -> None:
+        flow, now = self.table.flow, self.clock()
+        waited = self._waited(now)
+        mode, m = flow.mode, flow.match
+        if mode == "turn" and m is not None:
+            self._turn(now, waited)
+            return
+        if self.people or (m is not None and not flow.link_up):
+            return  # a person at the keyboard reads the screens; or the table waits for the hub
+        patience = self.opts.pause
+        if flow.note is not None:
+            if waited > patience:
+                self._press(SELECT, now)  # read it; put it away
+            return
+        if mode == "menu":
+            self._menu(now, waited)
+        elif mode == "lesson" and getattr(self.opts, "learn", False):
+            self._lesson(now, waited)
+        elif waited <= patience:
+            return
+        elif mode in ("names", "rules", "history", "lessons", "lesson", "paused", "mismatch", "correct"):
+            self._press(BACK, now)  # cancel, leave, resume; at a mismatch: "Board is right"
+        elif mode == "restore":
+            do_by_hand(self.board, flow.asking)
+            self._press(SELECT, now)
+        elif mode in ("reveal", "round-result", "result"):
+            if mode == "result":
+                self.matches_done += 1
+            self._press(SELECT, now)
+
+    def _menu(self, now: float, waited: float) -> None:
+        flow = self.table.flow
+        if waited <= min(1.0, self.opts.pause):
+            return
+        if flow.message is not None:
+            do_by_hand(self.board, flow.asking)  # the players fix the board as asked, then say so
+            self._press(SELECT, now)
+        elif self.matches_done >= self.opts.matches:
+            self.finished.set()
+        elif flow.menu.selected != START:
+            self._press(PREV, now)  # back up to "Start match"
+        else:
+            self._press(SELECT, now)
+
+    def _lesson(self, now: float, waited: float) -> None:
+        """A learner: sets the board up as each step asks, drops where it
+        says, reads the explanation, and goes on to the end of the lesson."""
+        flow = self.table.flow
+        p = flow.runner.prompt
+        if waited <= self.opts.pause or p.phase == "falling":
+            return
+        if p.phase in ("switches", "coins"):
+            if do_by_hand(self.board, flow.asking) and p.phase == "switches":
+                return  # the hall sensors will say when the rockers are there
+            if p.phase == "coins" or not flow.has_halls:
+                self._press(SELECT, now)
+        elif p.phase == "drop":
+            if self.dropped_at != -2:
+                self.board.drop(p.entry)
+                self.dropped_at, self._since = -2, now
+        else:  # explain, done
+            self.dropped_at = -1
+            self._press(SELECT, now)
+
+    def _turn(self, now: float, waited: float) -> None:
+        flow, m = self.table.flow, self.table.flow.match
+        if m.phase != PHASE_TURN or not flow.link_up:
+            return
+        if flow.opponent is not None and m.to_move == 2:
+            # the table's computer opponent: its dropper drops, or it asks a person to
+            if flow.computer is None or flow.has_dropper or len(m.results) == self.dropped_at:
+                return
+            self._drop(flow.computer.entry, now)
+            return
+        bot = self.bots[m.to_move - 1]
+        if bot is None:
+            return  # a person's turn
+        if len(m.results) == self.dropped_at and now - self.dropped_time < RETRY:
+            return  # our coin is on its way
+        # (a coin the table never saw, e.g. dropped as the hub went away, is dropped again,
+        # as a person does when the table still asks for their drop)
+        if waited < self.opts.think:
+            return
+        if m.forced_entry is not None and flow.has_dropper:
+            return  # the dropper takes care of it
+        entry = m.forced_entry if m.forced_entry is not None else bot.choose(m)
+        self._drop(entry, now)
+
+    def _drop(self, entry: int, now: float) -> None:
+        self.board.drop(entry)
+        self.dropped_at, self.dropped_time = len(self.table.flow.match.results), now
+
+
+class _Flag:
+    """asyncio.Event's is_set/set without needing a running loop."""
+
+    def __init__(self):
+        self._set = False
+
+    def set(self) -> None:
+        self._set = True
+
+    def is_set(self) -> bool:
+        return self._set

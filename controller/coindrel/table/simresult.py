@@ -1,0 +1,75 @@
+"""What a sim ends with: the ``--result`` JSON and the closing summary."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ..engine import EngineError
+
+
+def winner_name(m) -> str | None:
+    if m is None or not m.over:
+        return None
+    w = m.winner
+    return "draw" if w == "draw" else m.setup.players[w - 1]
+
+
+def result_json(table, outcome, wall: float) -> dict:
+    """The sim's result: the last match (or the table's state), and everything that went wrong."""
+    m = outcome.matches[-1] if outcome.matches else table.flow.match
+    faults = []
+    if table.reconciler is not None:
+        faults = [{"fault": f["fault"], "where": f["where"], "confidence": f["confidence"]}
+                  for f in table.reconciler.health().faults]
+    return {
+        "over": bool(m is not None and m.over),
+        "phase": m.phase if m is not None else table.flow.mode,
+        "players": list(m.setup.players) if m is not None else list(table.flow.menu.choices.players),
+        "totals": list(m.totals) if m is not None else [0, 0],
+        "winner": winner_name(m),
+        "drops": len(m.results) if m is not None else 0,
+        "mismatches": len(outcome.mismatches),
+        "mismatch_drops": [{"drop": d, "said": said} for d, said in outcome.mismatches],
+        "faults": faults,
+        "matches": [{"players": list(x.setup.players), "totals": list(x.totals), "winner": winner_name(x),
+                     "over": x.over, "drops": len(x.results)} for x in outcome.matches],
+        "restarts": outcome.restarts,
+        "unplugs": outcome.unplugs,
+        "script_steps": outcome.script_steps,
+        "board_seconds": round(outcome.t, 3),
+        "wall_seconds": round(wall, 3),
+        "errors": list(outcome.errors),
+    }
+
+
+def summary_lines(result: dict) -> list[str]:
+    names, totals = result["players"], result["totals"]
+    score = f"{names[0]} {totals[0]} - {names[1]} {totals[1]}"
+    if result["over"]:
+        w = result["winner"]
+        head = f"Result: {score}, {'a draw' if w == 'draw' else w + ' wins'}."
+    else:
+        head = f"Not finished ({result['phase']}): {score}."
+    lines = [head, f"{result['drops']} drops, {result['mismatches']} mismatch(es), {result['restarts']} restart(s), "
+                   f"{result['unplugs']} unplug(s), {result['board_seconds']:.0f} s of board time."]
+    for m in result["mismatch_drops"][:8]:
+        lines.append(f"  drop {m['drop']}: {m['said']}")
+    if result["faults"]:
+        lines.append("Faults named: " + "; ".join(f"{f['fault']} at {f['where']} ({f['confidence']:.0%})" for f in result["faults"]))
+    else:
+        lines.append("Faults named: none")
+    for e in result["errors"]:
+        lines.append(f"ERROR: {e}")
+    return lines
+
+
+def write_result(path: str, result: dict) -> None:
+    p = Path(path)
+    tmp = p.with_name(p.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, p)
+    except OSError as e:
+        raise EngineError(f"cannot write the result to {p}: {e.strerror or e}; choose a folder that exists") from None
