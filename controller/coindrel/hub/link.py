@@ -42,11 +42,77 @@ def open_serial(url: str, baudrate: int = 115200):
     return serial.serial_for_url(url, baudrate=baudrate, timeout=None, write_timeout=2, exclusive=True)
 
 
+def _drain(port) -> bytes:
+    """Whatever else is already waiting on ``port``, without blocking: one big
+    read rather than a byte at a time (pyserial's socket:// reports at most 1
+    byte waiting, so its reader thread would hand over every byte alone)."""
+    sock = getattr(port, "_socket", None)
+    if sock is not None:
+        import select
+
+        parts = []
+        # select first: the socket has a timeout, so a bare recv would wait it out
+        while select.select([sock], [], [], 0)[0]:
+            try:
+                chunk = sock.recv(65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            parts.append(chunk)
+        return b"".join(parts)
+    n = port.in_waiting
+    return port.read(n) if n else b""
+
+
+def _bulk_reader_thread():
+    import serial
+    from serial.threaded import ReaderThread
+
+    class BulkReader(ReaderThread):
+        """pyserial's ReaderThread, reading everything that is waiting at once on every transport."""
+
+        def run(self):
+            if not hasattr(self.serial, "cancel_read"):
+                self.serial.timeout = 1
+            self.protocol = self.protocol_factory()
+            try:
+                self.protocol.connection_made(self)
+            except Exception as e:  # noqa: BLE001 - as ReaderThread
+                self.alive = False
+                self.protocol.connection_lost(e)
+                self._connection_made.set()
+                return
+            error = None
+            self._connection_made.set()
+            while self.alive and self.serial.is_open:
+                try:
+                    data = self.serial.read(self.serial.in_waiting or 1)
+                    if data:
+                        data += _drain(self.serial)
+                except serial.SerialException as e:
+                    error = e
+                    break
+                if data:
+                    try:
+                        self.protocol.data_received(data)
+                    except Exception as e:  # noqa: BLE001 - as ReaderThread
+                        error = e
+                        break
+            self.alive = False
+            self.protocol.connection_lost(error)
+            self.protocol = None
+
+    return BulkReader
+
+
 class _Conn:
     """One open port with its reader thread; bytes and loss go to the loop."""
 
     def __init__(self, link: "HubLink", port, ident: int):
-        from serial.threaded import Protocol, ReaderThread
+        from serial.threaded import Protocol
+
+        ReaderThread = _bulk_reader_thread()
 
         loop = asyncio.get_running_loop()
 
@@ -311,6 +377,8 @@ class HubLink:
             if tr.need_hello:
                 tr.need_hello = False
                 await self._send(p.HelloReq(), self._next_seq())
+            if tr.hold_live and self.clock.monotonic() - self._resume_at > self.request_timeout:
+                tr.resume_wanted = True  # the answer never came (lost on the line): ask again
             if tr.resume_wanted and self.resume_supported is not False \
                     and self.clock.monotonic() - self._resume_at > self.request_timeout:
                 await self._ask_resume()
@@ -323,6 +391,8 @@ class HubLink:
             wait = silence - quiet
             if tr.need_snapshot:
                 wait = min(wait, max(0.0, self._snapshot_at + self.request_timeout - self.clock.monotonic()) + 1e-3)
+            if tr.hold_live or tr.resume_wanted:
+                wait = min(wait, max(0.0, self._resume_at + self.request_timeout - self.clock.monotonic()) + 1e-3)
             await self._wait_for(lambda: conn.lost or tr.need_hello or (tr.need_snapshot and not self._snapshot_asked)
                                  or (tr.resume_wanted and self.resume_supported is not False), wait)
 
