@@ -133,6 +133,7 @@ def test_frame_numbers_follow_the_resumed_answer_and_positions_name_events():
 
 def test_replays_fill_in_and_repeats_are_dropped():
     tr = started()
+    tr.replay_gaps = True
     resumed_at(tr, 1, 100)
     fed(tr, [(2, p.Beam(1_100_000, 0, True))])  # number 101
     out = fed(tr, [(6, p.Beam(1_500_000, 1, True))])  # frames 102..104 missing: a gap

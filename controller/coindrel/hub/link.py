@@ -272,9 +272,9 @@ class HubLink:
         self._seq = self._seq % 0xFFFF + 1  # 1..65535: req 0 means unsolicited
         return self._seq
 
-    def _status(self, state: str, detail: str, count: int = 0) -> None:
+    def _status(self, state: str, detail: str, count: int = 0, t: float | None = None) -> None:
         log.info("hub %s: %s", state, detail)
-        self._publish(StatusEvent(self.tracker.board_t, state, detail, count))
+        self._publish(StatusEvent(self.tracker.board_t if t is None else t, state, detail, count))
 
     def _publish_tracked(self, ev: SourceEvent) -> None:
         # Board events the stream carries before the handshake is verified are
@@ -465,9 +465,11 @@ class HubLink:
         self._said.clear()
         h = self.tracker.hello
         cal = "" if h.calibrated else "; hall sensors not calibrated (run `coindrel hub calibrate`)"
-        self._status("connected", f"hub {clean(h.board_id, 64)} firmware {clean(h.firmware, 64)} on {self.url}: {len(self.cm.entries_sensed)} entry "
-                                  f"beams, {len(self.cm.exits_sensed)} exit beams, {h.n_halls} hall sensors{cal}")
         held, self._held = self._held, []
+        # "connected" comes first, at the time of the first event it vouches for
+        t = min([ev.t for ev in held] + [self.tracker.board_t])
+        self._status("connected", f"hub {clean(h.board_id, 64)} firmware {clean(h.firmware, 64)} on {self.url}: {len(self.cm.entries_sensed)} entry "
+                                  f"beams, {len(self.cm.exits_sensed)} exit beams, {h.n_halls} hall sensors{cal}", t=t)
         for ev in held:
             self._publish(ev)
         self._wake()
