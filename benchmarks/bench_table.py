@@ -132,22 +132,38 @@ async def latency(drops: int, tmp: Path) -> tuple[list[float], list[float]]:
     return lat, quiet
 
 
-def idle_figures(seconds: float, tmp: Path) -> tuple[float, float]:
-    config = tmp / "idle.toml"
-    config.write_text(f'[storage]\nstate_dir = "{tmp / "idle-state"}"\n[board]\nsource = "virtual"\n'
+def idle_figures(seconds: float, tmp: Path, source: str = "virtual") -> tuple[float, float, float]:
+    """RSS (MB), CPU (% of one core) and wakeups per second of ``coindrel run``
+    idle at the menu; wakeups are the context switches of all its threads."""
+    config = tmp / f"idle-{source}.toml"
+    config.write_text(f'[storage]\nstate_dir = "{tmp / ("idle-state-" + source)}"\n[board]\nsource = "{source}"\n'
                       f'[display]\ndriver = "dummy"\n')
     proc = subprocess.Popen([sys.executable, "-m", "coindrel", "run", "--config", str(config)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         time.sleep(3)  # start-up
-        t0, c0 = time.monotonic(), _cpu(proc.pid)
+        t0, c0, w0 = time.monotonic(), _cpu(proc.pid), _switches(proc.pid)
         time.sleep(seconds)
-        cpu = (_cpu(proc.pid) - c0) / (time.monotonic() - t0) * 100
+        elapsed = time.monotonic() - t0
+        cpu = (_cpu(proc.pid) - c0) / elapsed * 100
+        wakeups = (_switches(proc.pid) - w0) / elapsed
         rss = _rss_mb(proc.pid)
     finally:
         proc.terminate()
         proc.wait(10)
-    return rss, cpu
+    return rss, cpu, wakeups
+
+
+def _switches(pid: int) -> int:
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            for line in (task / "status").read_text().splitlines():
+                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                    total += int(line.split()[1])
+        except OSError:
+            pass  # a thread that ended
+    return total
 
 
 def _cpu(pid: int) -> float:
@@ -170,18 +186,22 @@ def pct(values, p):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--drops", type=int, default=300)
-    ap.add_argument("--idle", type=float, default=10.0, help="seconds of idle measurement")
+    ap.add_argument("--idle", type=float, default=60.0, help="seconds of idle measurement")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        lat, quiet = asyncio.run(latency(args.drops, tmp))
-        rss, cpu = idle_figures(args.idle, tmp)
+        global parts
+        parts = [(0.0, 0.0)]
+        lat, quiet = asyncio.run(latency(args.drops, tmp)) if args.drops else ([0.0], [0.0])
+        idle = {src: idle_figures(args.idle, tmp, src) for src in ("virtual", "none")}
     print(f"Coindrel table benchmark ({len(lat)} drops, Python {sys.version.split()[0]})")
     print(f"  exit frame on the pty -> new score in the OLED image: median {statistics.median(lat):.2f} ms, "
           f"p99 {pct(lat, 99):.2f} ms, max {max(lat):.2f} ms")
     print(f"  of which link p99 {pct([a for a, b in parts], 99):.2f} ms, reconcile+flow+render p99 {pct([b for a, b in parts], 99):.2f} ms")
     print(f"  quiet window after a drop's last event (learned):    median {statistics.median(quiet) * 1000:.0f} ms")
-    print(f"  coindrel run, idle at the menu: {rss:.1f} MB resident, {cpu:.1f}% of one core")
+    for src, (rss, cpu, wakeups) in idle.items():
+        print(f"  coindrel run, idle at the menu, source {src}: {rss:.1f} MB resident, {cpu:.2f}% of one core, "
+              f"{wakeups:.1f} wakeups/s")
 
 
 if __name__ == "__main__":

@@ -16,9 +16,29 @@ from coindrel.display import (
     NameEntryView,
     RevealView,
     RoundResultView,
+    mismatch_view,
+    revision_view,
     rules_view,
+    stray_view,
 )
-from coindrel.engine import VALUES
+from coindrel.engine import VALUES, EntrySensorDead, ExitSensorDead, HallFault, Jam, SwitchStuck
+from coindrel.events import ExitEvent
+from coindrel.reconcile.belief import Finding
+from coindrel.reconcile.faults import StrayCoin, Unexplained
+from coindrel.reconcile.report import DropReport
+
+
+def _report(drop, entry, expected, observed, flips=({}, {}), seen=True, findings=()):
+    """A reconciler's report, shaped as the reconciler writes it (0-based
+    numbers inside); the findings say what the real fault vocabulary says."""
+    return DropReport(drop=drop, entry=entry, entry_seen=seen, t=0.0, expected_exits=expected,
+                      expected_flips=flips[0], observed_exits=observed, observed_flips=flips[1],
+                      verdict="mismatch", diagnosis=[Finding(f, 0.8) for f in findings])
+
+
+STUCK = {"R1S3": 1, "R2S3": 1, "R3S2": 1}, {"R1S3": 1, "R2S3": 1, "R3S2": 0}
+CASCADE = ({"R1S5": 1, "R2S4": 1, "R3S2": 1, "R4S1": 1, "R5S1": 1, "R5S2": 1},
+           {"R1S5": 1, "R2S4": 1, "R3S2": 0, "R4S1": 0, "R5S1": 0, "R5S2": 0})
 
 LONG = "Bartholomew Maximilian Featherstonehaugh"
 
@@ -69,11 +89,30 @@ SAMPLES = {
     "history_empty": HistoryView("History", ()),
     "diagnosis": DiagnosisView("check the board", ("R3S2 stuck?", "exit 10 dead?"),
                                ("Board is right", "Undo last drop", "Fix switches"), 1, (8, 9), (8,), 7),
+    # the mismatch screen, one per kind of mismatch (every page of each is checked)
+    # (as `coindrel sim --fault switch_stuck@R3S2,t=20` met it: the rocker held back a cascade)
+    "mismatch_exits": mismatch_view(_report(15, 4, (0, 1, 2, 3, 4), (4,), CASCADE, findings=(SwitchStuck("R3S2"),))),
+    "mismatch_flips": mismatch_view(_report(9, 2, (2, 4), (2, 4), STUCK, findings=(SwitchStuck("R3S2"),))),
+    "mismatch_entry": mismatch_view(_report(3, 3, (5,), (5,), seen=False, findings=(EntrySensorDead(3),))),
+    "mismatch_several": mismatch_view(_report(22, 6, (9, 12), (12,), findings=(ExitSensorDead(9), Jam("R5S5", 1)))),
+    "mismatch_long": mismatch_view(_report(31, 1, (3,), (3, 5), ({"R4S2": 1}, {"R4S2": 0, "R4S3": 1}),
+                                           findings=(HallFault("R4S2"), Unexplained())),
+                                   facts=("Coin in entry 2; the clock chose entry 7.",)),
+    "not_a_drop": stray_view(DropReport(drop=None, entry=None, entry_seen=False, t=0.0, verdict="mismatch",
+                                        events=[ExitEvent(0.0, 4)], diagnosis=[Finding(StrayCoin(4), 0.9)])),
+    "revision": revision_view(7, ("Earlier, exit 4 missed a coin. Exit 4 works now: a coin is probably stuck "
+                                  "below R5S2 \u2014 look there.",)),
     "hub_lost": ConnectionView(attempts=3, since=12.4, where="/dev/ttyACM0"),
     "hub_lost_long": ConnectionView(attempts=42, since=754.0, where="/dev/serial/by-id/usb-coindrel-hub-if00"),
     "message": MessageView("Remove switches", "Holes variant: take out R2S2, R2S6, R4S3 and R4S5, then press.",
                            alert=True),
     "message_plain": MessageView("Starting", "Reading the switches..."),
+    # the think-ahead hint over a turn: the turn clock stays in the corner, boxed when 5 s or less are left
+    "hint": MessageView("Think ahead", "Best: entry 5\n9 points now\nReply: 2 (entry 3)\nReaches the target", clock=27.4),
+    "hint_turbo": MessageView("Think ahead", "Best: entry 5\n9 points now\nReply: 2 (entry 3)", clock=3.2),
+    "not_a_drop_in_turn": stray_view(DropReport(drop=None, entry=None, entry_seen=False, t=0.0, verdict="mismatch",
+                                                events=[ExitEvent(0.0, 11)])).__class__(
+        "Not a drop", ("A hand in the board, or a coin put in an exit.",), ("OK",), facts=("Seen: exit 12.",), clock=4.0),
 }
 
 # Sizes with golden images: the usual panel, a wide greyscale one (SSD1322),

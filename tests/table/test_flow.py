@@ -1,6 +1,7 @@
 """The tabletop match flow, driven with a fake clock and reconciler reports."""
 
-from coindrel.display import ConnectionView, DiagnosisView, MatchResultView, MatchView, MenuView, MessageView, RevealView
+from coindrel.display import (ConnectionView, DiagnosisView, MatchResultView, MatchView, MenuView, MessageView,
+                              RevealView, notice_text, page_count)
 from coindrel.engine import BoardState, Variants, drop, standard_geometry
 from coindrel.reconcile.report import DropReport
 from coindrel.table import effects as fx
@@ -38,6 +39,15 @@ def report_for(match, entry, n, verdict="ok", seen=None, diagnosis=(), t=0.0):
     return DropReport(drop=n, entry=entry, entry_seen=True, t=t, expected_exits=o.exits,
                       observed_exits=o.exits if seen is None else seen, verdict=verdict,
                       diagnosis=list(diagnosis), state=o.board.rows(), scored_exits=o.exits)
+
+
+def choose(flow, option, now):
+    """Answer the mismatch screen as a person does: press to the choices, turn to ``option``, press."""
+    flow.on_action("select", now)
+    assert flow.view(now).page == page_count(flow.view(now)) - 1, "a press on the words goes to the choices"
+    while flow.view(now).options[flow.view(now).selected] != option:
+        flow.on_action("next", now)
+    flow.on_action("select", now)
 
 
 def test_menu_toggles_and_start_reveals_round_one():
@@ -86,7 +96,7 @@ def test_mismatch_pauses_shows_explanations_and_board_is_right_goes_on():
     assert (fx.SOUND, "mismatch", None) in kinds(flow)
     left = m.remaining(3.0)
     assert m.remaining(30.0) == left  # the clock waits for the players
-    flow.on_action("select", 30.0)  # Board is right
+    choose(flow, "Board is right", 30.0)
     assert flow.mode == "turn" and m.remaining(31.0) == left - 1
 
 
@@ -97,9 +107,7 @@ def test_undo_after_a_mismatch_asks_to_put_the_board_back():
     o = drop(m.board, [0])
     rep = report_for(m, 0, 1, verdict="mismatch", diagnosis=[finding])
     flow.on_report(rep, 2.0)
-    flow.on_action("next", 2.0)  # Correct score
-    flow.on_action("next", 2.0)  # Undo last drop
-    flow.on_action("select", 2.5)
+    choose(flow, "Undo last drop", 2.5)
     assert flow.mode == "restore" and m.results == [] and m.board.text() == FLAT
     assert any(e.kind == fx.BELIEF for e in flow.effects)
     text = flow.view(3.0).text
@@ -124,7 +132,7 @@ def test_clock_expiry_lights_the_entry_or_drives_the_dropper():
         wrong = (forced + 1) % 8
         flow.on_entry(wrong, 7.0)
         flow.on_report(report_for(m, wrong, 1), 8.0)
-        assert flow.mode == "mismatch" and "the clock chose" in flow.view(8.0).findings[0]
+        assert flow.mode == "mismatch" and "the clock chose" in flow.view(8.0).facts[0]
 
 
 def test_link_loss_pauses_the_match_and_says_so():
@@ -187,7 +195,8 @@ def test_events_outside_a_drop_are_flagged_not_scored():
     flow = make_flow()
     m = started(flow)
     flow.on_report(DropReport(drop=None, entry=None, entry_seen=False, t=1.0, events=[ExitEvent(1.0, 4)]), 1.0)
-    assert isinstance(flow.view(1.0), MessageView) and "exit 5" in flow.view(1.0).text
+    v = flow.view(1.0)
+    assert isinstance(v, DiagnosisView) and "exit 5" in notice_text(v)
     assert m.totals == (0, 0)
     flow.tick(7.0)  # the note goes away by itself
     assert isinstance(flow.view(7.0), MatchView)
@@ -202,8 +211,7 @@ def test_correcting_the_score_of_the_last_drop():
     rep.scored_exits = ()  # suppose the reconciler could not tell: nothing scored
     flow.on_report(rep, 1.0)
     assert m.totals == (0, 0)
-    flow.on_action("next", 1.0)  # Correct score
-    flow.on_action("select", 1.0)
+    choose(flow, "Correct score", 1.0)
     assert flow.mode == "correct"
     for _ in range(15):
         flow.on_action("next", 1.1)
@@ -212,3 +220,61 @@ def test_correcting_the_score_of_the_last_drop():
     flow.on_action("hold-select", 1.3)  # done
     assert flow.mode == "turn" and m.totals == (2, 0) and m.results[-1].exits == (15,)
     assert len(m.results) == 1 and m.to_move == 2 and m.board.text() == o.board.text()
+
+
+def test_the_mismatch_screen_says_what_differed_and_pages_through_the_whole_explanation():
+    from coindrel.engine import HallFault, SwitchStuck
+    from coindrel.reconcile.belief import Finding
+
+    flow = make_flow()
+    m = started(flow)
+    rep = report_for(m, 2, 1, verdict="mismatch", diagnosis=[Finding(SwitchStuck("R3S2"), 0.6),
+                                                              Finding(HallFault("R3S2"), 0.3)])
+    rep.expected_flips = {"R1S3": 1, "R3S2": 1}
+    rep.observed_flips = {"R1S3": 1, "R3S2": 0}  # the exits agree: only a flip differs
+    flow.on_report(rep, 2.0)
+    v = flow.view(2.0)
+    assert v.facts == ("R3S2 should have flipped, but did not.",)
+    pages = page_count(v)
+    assert pages >= 3
+    for k in range(1, pages):
+        flow.on_action("next", 2.0 + k)
+        assert flow.mode == "mismatch" and flow.view(3.0).page == k  # reading does not answer
+    flow.on_action("prev", 9.0)
+    assert flow.mode == "mismatch" and flow.view(9.0).page == pages - 2
+    choose(flow, "Board is right", 10.0)
+    assert flow.mode == "turn"
+
+
+def test_a_coin_outside_a_drop_can_be_read_to_the_end_before_it_goes():
+    from coindrel.events import ExitEvent
+    from coindrel.reconcile.belief import Finding
+    from coindrel.reconcile.faults import StrayCoin
+
+    flow = make_flow()
+    started(flow)
+    flow.on_report(DropReport(drop=None, entry=None, entry_seen=False, t=1.0, events=[ExitEvent(1.0, 4)],
+                              diagnosis=[Finding(StrayCoin(4), 0.9)]), 1.0)
+    assert page_count(flow.view(1.0)) == 2
+    flow.on_action("next", 4.0)
+    v = flow.view(4.0)
+    assert isinstance(v, DiagnosisView) and v.page == 1  # turned to the rest, not dismissed
+    flow.tick(8.5)
+    assert isinstance(flow.view(8.5), DiagnosisView)  # reading keeps it up a while
+    flow.on_action("select", 9.0)  # OK
+    assert isinstance(flow.view(9.0), MatchView)
+
+
+def test_a_revision_of_an_earlier_drop_is_shown_on_the_same_paged_screen():
+    from types import SimpleNamespace
+
+    flow = make_flow()
+    m = started(flow)
+    say = "Earlier, exit 4 missed a coin. Exit 4 works now: a coin is probably stuck below R5S2; look there."
+    record = SimpleNamespace(drop=None, revises=7, verdict="revised", t=9.0, events=[],
+                             diagnosis=[type("F", (), {"say": say})()])
+    flow.on_report(record, 9.0)
+    v = flow.view(9.0)
+    assert isinstance(v, DiagnosisView) and v.title == "About drop 7" and v.findings == (say,)
+    assert m.totals == (0, 0) and not m.results  # a revision scores nothing
+    assert "look there." in notice_text(v)

@@ -1,7 +1,7 @@
 """The flow's other modes: keyed drops, boards without hall sensors, hints,
 solo play and lessons."""
 
-from coindrel.display import LessonView, MatchView, MenuView, MessageView
+from coindrel.display import LessonView, MatchView, MenuView, MessageView, render
 from coindrel.engine import BoardState, drop, standard_geometry
 from coindrel.events import EntryEvent, ExitEvent, SwitchEvent
 from coindrel.reconcile.report import DropReport
@@ -48,9 +48,41 @@ def test_hold_select_shows_the_think_ahead_hint():
     start(flow)
     flow.on_action("hold-select", 1.0)
     v = flow.view(1.0)
-    assert isinstance(v, MessageView) and v.title.startswith("Think ahead: entry ")
+    assert isinstance(v, MessageView) and v.title == "Think ahead" and v.text.startswith("Best: entry ")
+    assert v.clock is None  # no clock, none shown
     flow.tick(20.0)
     assert isinstance(flow.view(20.0), MatchView)
+
+
+def test_the_hint_keeps_the_turn_clock_in_sight_and_ends_with_the_turn():
+    # Turbo: 5 s a turn, and the hint used to cover it all, clock hidden, for 8 s.
+    flow = flow_for(choices=Choices(clock="turbo"))
+    m = start(flow, 0.0)
+    flow.on_action("hold-select", 1.0)
+    v = flow.view(1.0)
+    assert isinstance(v, MessageView) and "entry" in v.text
+    assert getattr(v, "clock", None) == m.remaining(1.0) and v.clock <= 5
+    flow.tick(3.0)
+    assert flow.view(3.0).clock == m.remaining(3.0) < v.clock  # it keeps counting
+    img = render(flow.view(3.0))
+    assert img.crop((100, 0, 127, 11)).getbbox() is not None  # drawn in the title bar's corner
+    flow.tick(6.0)  # the clock runs out: the entry it chose must be seen, not the hint
+    flow.tick(6.1)
+    assert m.forced_entry is not None
+    after = flow.view(6.1)
+    assert isinstance(after, MatchView) and f"entry {m.forced_entry + 1}" in after.status
+
+
+def test_the_hint_goes_when_its_coin_goes_in():
+    flow = flow_for(choices=Choices(clock="60"))
+    m = start(flow, 0.0)
+    flow.on_action("hold-select", 1.0)
+    o = drop(m.board, [0])
+    flow.on_event(EntryEvent(2.0, 0), 2.0)
+    flow.on_report(DropReport(drop=1, entry=0, entry_seen=True, t=2.0, expected_exits=o.exits, observed_exits=o.exits,
+                              state=o.board.rows(), scored_exits=o.exits), 3.0)
+    flow.tick(3.1)
+    assert isinstance(flow.view(3.1), MatchView) and m.to_move == 2  # the next player's turn, uncovered
 
 
 def test_solo_play_asks_a_person_to_drop_the_computers_coin():

@@ -54,7 +54,8 @@ def test_the_example_file_validates_and_says_what_it_shows():
 def test_an_empty_file_means_all_defaults():
     s = load("")
     assert s.match == MatchDefaults() and s.board.source == "hub"
-    assert set(s.sections) == {"display", "inputs", "outputs"}  # each with its owner's defaults
+    assert set(s.sections) == {"display", "inputs", "outputs", "club"}  # each with its owner's defaults
+    assert s["club"] is None  # no [club]: the table stays off the network
     assert s["storage"] is s.storage and s["display"] is s.sections["display"]
 
 

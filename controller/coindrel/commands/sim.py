@@ -45,6 +45,10 @@ def add_arguments(p) -> None:
                    help="everything on virtual time, as fast as the machine allows (no emulated OLED)")
     p.add_argument("--until", type=float, metavar="T", help="stop after T seconds of board time")
     p.add_argument("--result", metavar="FILE", help="write the result as JSON when the sim ends")
+    p.add_argument("--club", metavar="URL", help="join a club: its broker, mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+    p.add_argument("--table", help="this table's name at the club (with --club)")
+    p.add_argument("--club-password-file", help="the broker password, on the first line of this file")
+    p.add_argument("--club-ca-file", help="CA certificate for an mqtts:// broker")
 
 
 def run(args) -> int:
@@ -82,11 +86,18 @@ def run(args) -> int:
         script = load_script(args.script, standard_geometry())
     if args.fast:
         args.display = "text"
+    club = None
+    if args.club or args.table:
+        if not (args.club and args.table):
+            raise EngineError("--club URL and --table NAME go together: the club's broker and this table's name there")
+        from ..club.config import settings_from_url
+
+        club = settings_from_url(args.club, args.table, password_file=args.club_password_file, ca_file=args.club_ca_file)
     opts = SimOptions(
         players=players, names=names, opponent=args.opponent, seed=args.seed, clock=args.clock,
         variants=Variants(holes=args.holes, halved=args.halved, shuffled=args.shuffled),
         faults=tuple(args.fault), matches=args.matches, think=args.think, dropper=not args.no_dropper,
-        display=args.display, out=args.out, state_dir=args.state_dir,
+        display=args.display, out=args.out, state_dir=args.state_dir, club=club,
     )
     if args.fast:
         from ..table.fastsim import run_fast

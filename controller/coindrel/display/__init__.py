@@ -12,8 +12,10 @@ and ``Display``, which sends frames to it without ever failing the match.
 
 Screens (``views``): MatchView, RevealView, RoundResultView, MatchResultView,
 MenuView (setup and other menus), NameEntryView, TextView (Rules: ``rules_view``),
-LessonView (words and a board diagram), HistoryView, DiagnosisView (mismatch,
-with options such as undo), ConnectionView (hub lost), MessageView.
+LessonView (words and a board diagram), HistoryView, DiagnosisView (a paged
+notice with choices: a mismatch, a coin outside a drop, a revision; built by
+``mismatch_view``/``stray_view``/``revision_view``, paged by ``page_count``,
+as plain text by ``notice_text``), ConnectionView (hub lost), MessageView.
 ``match_view``/``reveal_view``/``round_result_view``/``match_result_view``
 build the match screens from an engine ``Match``; ``text_lines`` says how far
 a scrolling view can scroll.
@@ -25,7 +27,8 @@ a scrolling view can scroll.
 from .device import DeviceOpener, DisplayConfig
 from .from_match import match_result_view, match_view, reveal_view, round_result_view
 from .port import Display, display_from_config, open_display
-from .render import DEFAULT_SIZE, render, text_lines
+from .notices import mismatch_view, notice_text, revision_view, stray_view
+from .render import DEFAULT_SIZE, page_count, render, text_lines
 from .texts import rules_text, rules_view
 from .views import (
     VIEW_TYPES,
@@ -50,5 +53,6 @@ __all__ = [
     "DeviceOpener", "Display", "DisplayConfig", "display_from_config", "open_display", "match_view", "reveal_view", "round_result_view",
     "match_result_view", "rules_text", "rules_view", "DEFAULT_SIZE", "VIEW_TYPES", "ConnectionView", "DiagnosisView", "HistoryItem", "HistoryView", "LessonView",
     "MatchResultView", "MatchView", "MenuItem", "MenuView", "MessageView", "NameEntryView", "RevealView",
-    "RoundResultView", "TextView", "exit_cells", "render", "text_lines",
+    "RoundResultView", "TextView", "exit_cells", "render", "text_lines", "page_count", "mismatch_view", "stray_view",
+    "revision_view", "notice_text",
 ]

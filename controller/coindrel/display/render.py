@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from . import screens_menu, screens_play
+from . import screens_menu, screens_notice, screens_play
 from .views import (
     ConnectionView,
     DiagnosisView,
@@ -37,7 +37,7 @@ _SCREENS = {
     TextView: screens_menu.draw_text_view,
     LessonView: screens_menu.draw_lesson,
     HistoryView: screens_menu.draw_history,
-    DiagnosisView: screens_menu.draw_diagnosis,
+    DiagnosisView: screens_notice.draw_diagnosis,
     ConnectionView: screens_menu.draw_connection,
     MessageView: screens_menu.draw_message,
 }
@@ -63,4 +63,13 @@ def text_lines(view: TextView | LessonView, size: tuple[int, int] = DEFAULT_SIZE
     return screens_menu.scroll_extent(view, panel(tuple(size)))
 
 
-__all__ = ["render", "text_lines", "exit_cells", "DEFAULT_SIZE"]
+def page_count(view: DiagnosisView, size: tuple[int, int] = DEFAULT_SIZE) -> int:
+    """Pages a notice has on a ``size`` panel: its pages of text, then (with
+    more than one option) the page of choices, at ``page_count - 1``. The
+    flow turns the knob through them."""
+    if not isinstance(view, DiagnosisView):
+        raise TypeError(f"{type(view).__name__} is not paged; DiagnosisView is")
+    return screens_notice.page_count(view, panel(tuple(size)))
+
+
+__all__ = ["render", "text_lines", "page_count", "exit_cells", "DEFAULT_SIZE"]

@@ -7,7 +7,6 @@ from . import text as T
 from .diagram import draw_board
 from .views import (
     ConnectionView,
-    DiagnosisView,
     HistoryView,
     LessonView,
     MenuView,
@@ -15,7 +14,7 @@ from .views import (
     NameEntryView,
     TextView,
 )
-from .widgets import Panel, alert_bar, hint_line, list_rows, scrollbar, title_bar
+from .widgets import Panel, alert_bar, clock_text, corner_clock, hint_line, list_rows, scrollbar, title_bar
 
 
 def draw_menu(d, p: Panel, view: MenuView) -> None:
@@ -127,28 +126,6 @@ def draw_history(d, p: Panel, view: HistoryView) -> None:
     list_rows(d, p, y, bottom, rows, view.selected)
 
 
-def _exit_list(exits) -> str:
-    return ",".join(str(x + 1) for x in exits) if exits else "none"
-
-
-def draw_diagnosis(d, p: Panel, view: DiagnosisView) -> None:
-    # Inverted title: this screen wants a person before the match goes on.
-    y = alert_bar(d, p, view.title if view.drop is None else f"Drop {view.drop}: {view.title}")
-    if view.findings:
-        T.draw_text(d, (2, y), T.fit(view.findings[0], p.body, p.w - 4), p.body)
-        y += p.line - 1
-    small = []
-    if len(view.findings) > 1:
-        small.append("or " + ", ".join(view.findings[1:]))
-    if view.expected is not None or view.observed is not None:
-        small.append(f"want {_exit_list(view.expected or ())} saw {_exit_list(view.observed or ())}")
-    for s in small:
-        T.draw_tiny(d, (2, y), T.fit_tiny(s.upper(), p.w - 3))
-        y += T.TINY_HEIGHT + 2
-    rows = [(o, "", True) for o in view.options]
-    list_rows(d, p, y + 1, p.h - 1, rows, view.selected)
-
-
 def draw_connection(d, p: Panel, view: ConnectionView) -> None:
     alert_bar(d, p, view.title)
     dots = "." * (view.attempts % 4)
@@ -168,15 +145,18 @@ def draw_connection(d, p: Panel, view: ConnectionView) -> None:
 
 
 def draw_message(d, p: Panel, view: MessageView) -> None:
+    clock, urgent = clock_text(view.clock, view.paused)  # over a turn: the turn still runs
     if view.alert:
-        y = alert_bar(d, p, view.title)
+        y = alert_bar(d, p, view.title, clock)
     else:
-        y = title_bar(d, p, view.title)
-    lines = T.wrap(view.text, p.body, p.w - 3)
+        y = title_bar(d, p, view.title, clock)
+    corner_clock(d, p, clock, urgent, view.alert)
+    gap = 2  # sentences: the face's 2 px space runs words together
+    lines = T.wrap(view.text, p.body, p.w - 3, gap)
     pitch = p.line - 1
     room = max(1, (p.h - y) // pitch)
     if len(lines) > room:
         lines = lines[:room]
-        lines[-1] = T.fit(lines[-1] + " \u2026", p.body, p.w - 3)
+        lines[-1] = T.fit(lines[-1] + " \u2026", p.body, p.w - 3 - 2 * gap)
     for i, line in enumerate(lines):
-        T.draw_text(d, (1, y + i * pitch + 1), line, p.body)
+        T.draw_spaced(d, (1, y + i * pitch + 1), line, p.body, gap)

@@ -10,10 +10,10 @@ from . import text as T
 from .views import MatchResultView, MatchView, RevealView, RoundResultView
 from .widgets import (
     Panel,
+    clock_text,
     draw_big_number,
     draw_exit_row,
     exit_row_height,
-    format_clock,
     status_line,
     title_bar,
 )
@@ -46,10 +46,7 @@ def _player_column(d, p: Panel, x0: int, x1: int, y: int, name: str, score: int,
 
 
 def _clock_text(view: MatchView) -> tuple[str, bool]:
-    if view.clock is None:
-        return ("II" if view.paused else ""), False
-    s = format_clock(view.clock)
-    return (f"II {s}" if view.paused else s), (not view.paused and view.clock <= 5)
+    return clock_text(view.clock, view.paused)
 
 
 def draw_match(d, p: Panel, view: MatchView) -> None:

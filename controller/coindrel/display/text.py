@@ -125,9 +125,29 @@ def shrink_to_fit(text: str, size: int, max_width: int, smallest: int = 10) -> i
     return min(size, smallest)
 
 
-def wrap(text: str, size: int, max_width: int) -> list[str]:
+def spaced_width(text: str, size: int, gap: int = 0) -> int:
+    """Width of ``text`` drawn by ``draw_spaced`` with ``gap`` extra px per space."""
+    return width(text, size) + gap * text.count(" ")
+
+
+def draw_spaced(draw, xy, text: str, size: int, gap: int = 0, fill: int = 1) -> None:
+    """``draw_text`` with ``gap`` extra pixels at every space: the default
+    face's 2 px space runs words together in a long sentence on a 1-bit panel."""
+    if not gap:
+        draw_text(draw, xy, text, size, fill)
+        return
+    x = xy[0]
+    for i, word in enumerate(displayable(text, size).split(" ")):
+        if i:
+            x += width(" ", size) + gap
+        draw_text(draw, (x, xy[1]), word, size, fill)
+        x += width(word, size)
+
+
+def wrap(text: str, size: int, max_width: int, gap: int = 0) -> list[str]:
     """Greedy word wrap to ``max_width`` px; blank lines in ``text`` separate
-    paragraphs and are kept; a word wider than a line is cut."""
+    paragraphs and are kept; a word wider than a line is cut. ``gap``: extra
+    px per space, for lines drawn with ``draw_spaced``."""
     out: list[str] = []
     for para in str(text).split("\n"):
         words = displayable(para, size).split()
@@ -146,7 +166,7 @@ def wrap(text: str, size: int, max_width: int) -> list[str]:
                 out.append(word[:n])
                 word = word[n:]
             candidate = f"{line} {word}" if line else word
-            if width(candidate, size) <= max_width:
+            if spaced_width(candidate, size, gap) <= max_width:
                 line = candidate
             else:
                 out.append(line)

@@ -225,9 +225,19 @@ class HistoryView:
 
 @dataclass(frozen=True)
 class DiagnosisView:
-    """The board did not do what the engine predicted: what was expected and
-    seen, the best explanations (e.g. "R3S2 stuck?"), and what to do about it
-    (e.g. "Board is right", "Undo last drop", "Fix switches")."""
+    """A notice that wants a person before the match goes on, read a page at
+    a time and then answered: a mismatch (the board did not do what the
+    engine predicted), a coin seen outside any drop, or a revision of an
+    earlier drop's explanation.
+
+    ``facts`` say what the board did against what the engine expected, in
+    words a player knows ("Exits: expected 1 2 3 4 5; seen 5.", "R3S2 should
+    have flipped"); ``findings`` are the explanations, best first, shown in
+    full; ``options`` what to do about it (e.g. "Board is right", "Correct
+    score", "Undo last drop"). The words are paged: ``page`` 0.. are pages of
+    text and the page after the last (``display.page_count(view, size) - 1``)
+    holds the options, of which ``selected`` is marked. A view with only
+    ``expected``/``observed`` exits states the exits itself."""
 
     title: str
     findings: tuple[str, ...]
@@ -236,13 +246,20 @@ class DiagnosisView:
     expected: tuple[int, ...] | None = None  # exits the engine predicted (0-based)
     observed: tuple[int, ...] | None = None  # exits the board saw
     drop: int | None = None  # 1-based drop number in the match
+    facts: tuple[str, ...] = ()  # what differed, one sentence each
+    page: int = 0  # text pages first, then the options (kept in range when drawn)
+    clock: float | None = None  # shown over a running turn: its seconds left
 
     def __post_init__(self) -> None:
-        _set(self, findings=tuple(self.findings), options=tuple(self.options))
+        _set(self, findings=tuple(self.findings), options=tuple(self.options), facts=tuple(self.facts))
         if self.expected is not None:
             _set(self, expected=_ints(self.expected, "expected", None, 0, EXITS - 1))
         if self.observed is not None:
             _set(self, observed=_ints(self.observed, "observed", None, 0, EXITS - 1))
+        if not self.options:
+            raise ValueError("a diagnosis needs at least one option (e.g. \"OK\")")
+        if self.page < 0:
+            raise ValueError(f"page must be >= 0, not {self.page}")
         _index(self.selected, self.options, "selected")
 
 
@@ -259,11 +276,15 @@ class ConnectionView:
 
 @dataclass(frozen=True)
 class MessageView:
-    """Anything else worth a whole screen: a title and a few words."""
+    """Anything else worth a whole screen: a title and a few words. Shown
+    over a turn (a hint, a note), ``clock`` is the turn clock's seconds left,
+    drawn in the title bar so the turn never runs out unseen."""
 
     title: str
     text: str = ""
     alert: bool = False
+    clock: float | None = None
+    paused: bool = False
 
 
 VIEW_TYPES = (MatchView, RevealView, RoundResultView, MatchResultView, MenuView, NameEntryView, TextView,

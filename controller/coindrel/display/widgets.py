@@ -133,12 +133,37 @@ def title_bar(d, p: Panel, title: str, right: str = "") -> int:
     return y + 2
 
 
-def alert_bar(d, p: Panel, title: str) -> int:
-    """A title drawn inverted: this screen wants a person. Returns the y below."""
+def alert_bar(d, p: Panel, title: str, right: str = "") -> int:
+    """A title drawn inverted: this screen wants a person; ``right`` flush
+    right. Returns the y below."""
     d.rectangle([0, 0, p.w - 1, p.line - 1], fill=1)
-    size = T.shrink_to_fit(title, p.body, p.w - 4)
-    T.draw_text(d, (2, 1), T.fit(title, size, p.w - 4), size, fill=0)
+    rw = T.width(T.displayable(right, p.body), p.body) if right else 0
+    room = p.w - 4 - (rw + 4 if right else 0)
+    size = T.shrink_to_fit(title, p.body, room)
+    T.draw_text(d, (2, 1), T.fit(title, size, room), size, fill=0)
+    if right:
+        T.draw_text(d, (p.w - rw - 1, 1), right, p.body, fill=0)
     return p.line + 1
+
+
+def clock_text(seconds: float | None, paused: bool = False) -> tuple[str, bool]:
+    """(what the turn clock shows, whether it is urgent: 5 s or less, running)."""
+    if seconds is None:
+        return ("II" if paused else ""), False
+    s = format_clock(seconds)
+    return (f"II {s}" if paused else s), (not paused and seconds <= 5)
+
+
+def corner_clock(d, p: Panel, text: str, urgent: bool, on_alert: bool = False) -> None:
+    """Redraw a title bar's right-hand clock boxed in the other colour when it
+    is urgent (the title bar drew it plain)."""
+    if not text or not urgent:
+        return
+    cw = T.width(T.displayable(text, p.body), p.body)
+    x = p.w - cw - 1
+    box = 0 if on_alert else 1
+    d.rectangle([x - 2, 0, p.w - 1, p.line - 1], fill=box)
+    T.draw_text(d, (x, 1), text, p.body, fill=1 - box)
 
 
 def hint_line(d, p: Panel, hint: str) -> int:

@@ -188,6 +188,15 @@ class Match:
             self.clock.stop(now)
         self.log.append({"do": "coin", "t": now})
 
+    def coin_lost(self, now: float | None = None) -> None:
+        """A coin was seen going in, but where it went was lost (the board's
+        events never came): the turn is the dropper's again, clock and all."""
+        self._need_phase(PHASE_FALLING, "give back a lost coin's turn")
+        self.s.phase = PHASE_TURN
+        if self.clock and now is not None:
+            self.clock.start(now)
+        self.log.append({"do": "lost", "t": now})
+
     def pause(self, now: float) -> None:
         if self.clock:
             self.clock.pause(now)
@@ -339,6 +348,8 @@ class Match:
             self.reveal_done(t)
         elif do == "coin":
             self.coin_seen(t)
+        elif do == "lost":
+            self.coin_lost(t)
         elif do == "drop":
             self.record(a["entry"], a["exits"], a.get("board"), t)
         elif do == "timeout":

@@ -58,6 +58,7 @@ class Keypad:
         self._down: dict[str, float] = {}  # key -> when pressed
         self._due: dict[str, float] = {}  # key -> when its hold or next repeat falls due
         self._held: set[str] = set()  # select/back keys whose hold action has gone out
+        self.wakeup: Callable[[], None] | None = None  # called when a key goes down: its hold needs polls now
 
     def _now(self, now: float | None) -> float:
         return self.clock() if now is None else float(now)
@@ -80,6 +81,8 @@ class Keypad:
             else:
                 self._held.discard(key)
                 self._due[key] = t + self.hold_time
+        if self.wakeup is not None:
+            self.wakeup()
 
     def release(self, key: str, now: float | None = None) -> None:
         with self._lock:

@@ -21,7 +21,7 @@ from typing import Callable
 
 from ..engine import BoardState, EngineError, Geometry, Match
 from ..engine.core import HOLE
-from ..events import StatusEvent, SwitchEvent
+from ..events import EntryEvent, StatusEvent, SwitchEvent
 from ..reconcile import Reconciler
 from ..reconcile.observed import Sensors
 from . import effects as fx
@@ -33,7 +33,9 @@ from .status import status_text
 
 log = logging.getLogger("coindrel.table")
 TIMING_FILE = "board-timing.json"
-STEP = 0.03  # seconds between steps of the loop (reconciler poll, clock, display)
+STEP = 0.03  # seconds between steps of the loop while something moves (coins, the reveal, a melody)
+FALLING_PATIENCE = 8.0  # seconds with no drop report, no open group and the hub there: the coin's events were lost
+IDLE = 1.0  # the longest the loop sleeps when nothing on the screen or a clock can change
 
 
 class TableDied(EngineError):
@@ -77,6 +79,8 @@ class Table:
             has_beams=bool(caps and (caps.entries or caps.exits)), keyed=keyed or source is None,
             reveal_seconds=reveal_seconds,
         )
+        if display is not None and getattr(display, "size", None):
+            self.flow.panel_size = tuple(display.size)  # notices page by what fits on this panel
         self.reconciler: Reconciler | None = None
         self.journal = None
         self.board_offset: float | None = None  # board time - clock()
@@ -84,6 +88,8 @@ class Table:
         self.last_status = ""
         self.reports = 0
         self.failed: str | None = None  # why the table must restart (a journal that cannot save)
+        self._poke = asyncio.Event()  # set by every event and press: the loop steps at once
+        self._shown = None  # the view on the panel now
 
     @property
     def healthy(self) -> bool:
@@ -137,6 +143,10 @@ class Table:
 
         last = max((i for i, r in enumerate(records) if r.kind == "verdict"), default=-1)
         pending = [event_from_json(r.data) for r in records[last + 1:] if r.kind == "ev"]
+        self.flow.falling_since = self.now()
+        entries = [ev.entry for ev in pending if isinstance(ev, EntryEvent)]
+        if entries:
+            self.flow.falling_entry = entries[0]
         if not pending or self.reconciler is None:
             return
         for ev in pending:
@@ -178,6 +188,7 @@ class Table:
     # -- inputs ------------------------------------------------------------------------------------
 
     def handle_event(self, ev) -> None:
+        self._poke.set()
         now = self.now()
         if isinstance(ev, StatusEvent):
             if ev.state in ("connected", "disconnected"):
@@ -195,6 +206,7 @@ class Table:
         self._after_flow()
 
     def handle_action(self, name: str) -> None:
+        self._poke.set()
         self.flow.on_action(name, self.now())
         self._after_flow()
 
@@ -208,6 +220,7 @@ class Table:
                     self._save(self.journal.verdict, report.to_json())
                 self.flow.on_report(report, now)
                 self._after_flow()
+        self._check_falling(now)
         self.flow.tick(now, self.board_now())
         self._after_flow()
         if self.display is not None:
@@ -215,6 +228,17 @@ class Table:
         if self.outputs is not None:
             self.outputs.tick(now)
         self._status()
+
+    def _check_falling(self, now: float) -> None:
+        """A coin that went in must come back as a drop; if the board's
+        events for it were lost, the flow scores it and asks (never a table
+        waiting for ever)."""
+        f, m = self.flow, self.flow.match
+        if m is None or m.phase != "falling" or not f.link_up or (self.reconciler is not None and self.reconciler.busy):
+            return
+        if now - max(f.falling_since, f.link_since) >= FALLING_PATIENCE:
+            f.coin_unaccounted(now)
+            self._after_flow()
 
     # -- effects -----------------------------------------------------------------------------------
 
@@ -420,5 +444,33 @@ class Table:
                 stop.set()  # nothing more can be saved: let systemd restart us
                 break
             if self.display is not None:
-                await self.display.show_async(self.flow.view(self.now()), self.now())
-            await asyncio.sleep(STEP)
+                view = self.flow.view(self.now())
+                if view != self._shown:  # an unchanged screen costs no frame (and no worker thread wakes)
+                    if await self.display.show_async(view, self.now()):
+                        self._shown = view
+            self._poke.clear()
+            try:  # an event or a press wakes the loop at once
+                await asyncio.wait_for(self._poke.wait(), self.next_step_in(self.now()))
+            except asyncio.TimeoutError:
+                pass
+
+    def next_step_in(self, now: float) -> float:
+        """How long the loop may sleep before something on the screen, a
+        clock or a falling coin needs it (board events and presses wake it)."""
+        f, m = self.flow, self.flow.match
+        if (self.reconciler is not None and self.reconciler.busy) or f.mode == "reveal" \
+                or (f.runner is not None and f.runner.phase == "falling") or (m is not None and m.phase == "falling"):
+            return STEP
+        waits = [IDLE]
+        if m is not None and not m.over and not f.pauses and m.phase == "turn":
+            left = m.remaining(now)
+            if left is not None:
+                waits.append(left % 1.0 + 0.005 if left > 0 else STEP)  # the clock shows whole seconds
+        for until in (f.message_until, f.note_until, f.since + f.result_seconds):
+            if until > now:
+                waits.append(until - now)
+        if self.display is not None:
+            due = self.display.next_deadline(now)
+            if due is not None:
+                waits.append(due - now)
+        return max(STEP, min(waits))  # (the outputs' own task keeps a melody on time)

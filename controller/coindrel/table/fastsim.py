@@ -68,11 +68,15 @@ def watch_reports(table, out: Outcome, on_mismatch=lambda: None) -> None:
         out.reports += 1
         seen(report, now)
         d = flow.diagnosis
-        if report.drop is not None and d is not None and (report.verdict != "ok" or d.findings):
-            out.mismatches.append((report.drop, d.findings[0] if d.findings else report.verdict))
+        if report.drop is not None and d is not None and (report.verdict != "ok" or d.findings or d.facts):
+            out.mismatches.append((report.drop, (d.findings or d.facts or (report.verdict,))[0]))
             tell = on_mismatch()
             if tell is not None:
                 tell(report, d)
+        elif report.drop is None and flow.note is not None and hasattr(flow.note, "findings"):
+            tell = on_mismatch()  # a coin outside any drop, a revision: the notice the table shows
+            if tell is not None:
+                tell(report, flow.note)
 
     flow.on_report = on_report
 
@@ -249,15 +253,24 @@ async def run_fast(opts, script=(), until: float | None = None, say=None) -> dic
     if opts.display == "text":
         rig.on_mismatch = lambda report, view: say(mismatch_text(report, view))
     started = time.monotonic()
-    out = await rig.run(until=until)
+    club = None
+    if getattr(opts, "club", None) is not None:
+        from ..club.feed import attach
+
+        club = attach(lambda: rig.table, opts.club, rig.state_dir)
+    try:
+        out = await rig.run(until=until)
+    finally:
+        if club is not None:
+            await club.finish()
     for e in out.errors:
         print(f"coindrel sim: {e}", file=sys.stderr)
     return result_json(rig.table, out, time.monotonic() - started)
 
 
 def mismatch_text(report, view) -> str:
-    """One mismatch for text output: the drop, exits, and the best explanation."""
-    exp = " ".join(str(x + 1) for x in report.expected_exits) or "none"
-    seen = " ".join(str(x + 1) for x in report.observed_exits) or "none"
-    best = view.findings[0] if view.findings else "the board did something else"
-    return f"Mismatch at drop {report.drop}: exits expected {exp}, seen {seen}. {best}"
+    """One mismatch for text output, worded as the OLED words it: the drop,
+    what the board did against what was expected, every explanation."""
+    from ..display import notice_text
+
+    return notice_text(view, head=f"Mismatch at drop {report.drop}:" if report.drop is not None else None)

@@ -30,11 +30,14 @@ from ..display import (
     TextView,
     match_result_view,
     match_view,
+    mismatch_view,
     reveal_view,
+    revision_view,
     round_result_view,
     rules_text,
+    stray_view,
 )
-from ..engine import PHASE_REVEAL, BoardState, EngineError, Geometry, Match, MatchSetup, entry_label
+from ..engine import PHASE_FALLING, PHASE_REVEAL, BoardState, EngineError, Geometry, Match, MatchSetup, entry_label
 from ..events import EntryEvent, SwitchEvent
 from . import effects as fx
 from .effects import Effect
@@ -91,6 +94,8 @@ class TableFlow(MenuModes, MatchModes):
         self.note: MessageView | None = None  # a passing note over any screen (a stray coin)
         self.note_until = float("-inf")
         self.coin_mode: str | None = None  # the mode the table was in when the falling coin went in
+        self.falling_entry: int | None = None  # where the coin now falling went in (None: not seen)
+        self.falling_since = 0.0
         self.diagnosis: DiagnosisView | None = None
         self.restore: list[HandStep] = []
         self.restore_coins: tuple[BoardState, BoardState] | None = None
@@ -151,7 +156,7 @@ class TableFlow(MenuModes, MatchModes):
     def on_action(self, action: str, now: float) -> None:
         self._emit(fx.WAKE)
         if self.note is not None and now < self.note_until:
-            self.note = None  # the first press puts a passing note away
+            self._act_note(action, now)  # a press puts a passing note away (or reads on)
             return
         self.note = None
         getattr(self, "_act_" + self.mode.replace("-", "_"))(action, now)
@@ -175,6 +180,9 @@ class TableFlow(MenuModes, MatchModes):
             return  # the reconciler reports it as a coin outside any drop
         if self.coin_mode is None:
             self.coin_mode = self.mode  # out of turn unless the table was waiting for a drop
+        if m.phase != PHASE_FALLING:
+            self.falling_entry = entry
+        self.falling_since = now
         if self.mode == "reveal" and m.phase == PHASE_REVEAL:
             m.reveal_done(now)
             self._go("turn", now)
@@ -188,35 +196,64 @@ class TableFlow(MenuModes, MatchModes):
     def on_report(self, report, now: float) -> None:
         """A reconciled drop (or events outside any drop)."""
         m = self.match
+        if report.drop is None and getattr(report, "revises", None) is not None:
+            # a later drop re-explains an earlier mismatch (sensing.md §4, revisions): the same paged screen
+            self._note(revision_view(report.revises, report.diagnosis), now)
+            return
+        if report.drop is None and self.mode == "restore":
+            return  # hands putting the board back, as the table asked
         if report.drop is None or m is None or m.over:
-            where = ", ".join(_label(e) for e in report.events[:3]) or "the board"
-            why = "The match is over." if m is not None and m.over else "A hand in the board?"
-            self._note(MessageView("Not a drop", f"Seen: {where}. {why}", alert=True), now)
+            over = ("The match is over: it scores nothing.",) if m is not None and m.over else ()
+            self._note(stray_view(report, facts=over), now)
             self._emit(fx.SOUND, "error")
             return
         coin_mode, self.coin_mode = self.coin_mode or self.mode, None
+        self.falling_entry = None
         forced = m.forced_entry
         exits = tuple(report.scored_exits if report.scored_exits is not None else report.observed_exits)
         belief = BoardState.parse(report.state, self.geometry) if report.state else None
         result = m.record(report.entry, exits, belief, now)
         self.hit_exits, self.computer = result.exits, None
         self._emit(fx.LEDS_OFF)
-        findings = [f.say if hasattr(f, "say") else str(f) for f in report.diagnosis[:3]]
-        if forced is not None and report.entry != forced:
-            findings.insert(0, f"Coin in {entry_label(report.entry)}; the clock chose {entry_label(forced)}")
+        facts = []
         if coin_mode not in IN_TURN:
             name = m.setup.players[result.player - 1]
-            findings.insert(0, f"Coin out of turn ({OUT_OF_TURN.get(coin_mode, 'not asked for')}): "
-                               f"it counts as {name}'s drop")
-        if report.verdict != "ok" or findings:
-            self.diagnosis = DiagnosisView(
-                title="Check the board", findings=tuple(findings) or ("The board did something else",),
-                options=("Board is right", "Correct score", "Undo last drop"), expected=tuple(report.expected_exits),
-                observed=tuple(report.observed_exits), drop=report.drop,
-            )
+            facts.append(f"Coin out of turn ({OUT_OF_TURN.get(coin_mode, 'not asked for')}): "
+                         f"it counts as {name}'s drop.")
+        if forced is not None and report.entry != forced:
+            facts.append(f"Coin in {entry_label(report.entry)}; the clock chose {entry_label(forced)}.")
+        if report.verdict != "ok" or facts or report.diagnosis:
+            self.diagnosis = mismatch_view(report, findings=report.diagnosis[:3], facts=tuple(facts))
             self._emit(fx.SOUND, "mismatch")
         else:
             self._emit(fx.SOUND, "score" if result.points else "nothing")
+        self._after_drop(result, now)
+
+    def coin_unaccounted(self, now: float) -> None:
+        """A coin went in, but its drop never came back from the board (the
+        hub lost the events: unplugged, reset, a restart while it fell). The
+        table never waits for it for ever: the drop scores as the engine
+        predicts from the board as believed, and the players are asked to
+        check it; a coin whose entry is unknown gives the turn back."""
+        m, entry = self.match, self.falling_entry
+        self.coin_mode, self.falling_entry = None, None
+        if entry is None:
+            m.coin_lost(now)
+            self._note(MessageView("Coin lost", "A coin went in, but the board lost it. Drop again.", alert=True), now)
+            self._emit(fx.SOUND, "error")
+            return
+        result = m.play(entry, now)
+        self.hit_exits, self.computer = result.exits, None
+        self._emit(fx.LEDS_OFF)
+        self._emit(fx.BELIEF, data=m.board)
+        exits = " ".join(str(x + 1) for x in result.exits) or "none"
+        self.diagnosis = DiagnosisView(
+            title="Check board", options=("Board is right", "Correct score", "Undo last drop"), drop=len(m.results),
+            findings=(f"The board's events for this drop were lost (the hub was away). It was scored as the "
+                      f"engine predicts: {entry_label(entry)} to exits {exits}. Check the board, and correct "
+                      f"the score if the coins went elsewhere.",),
+        )
+        self._emit(fx.SOUND, "mismatch")
         self._after_drop(result, now)
 
     def _after_drop(self, result, now: float) -> None:
@@ -289,6 +326,7 @@ class TableFlow(MenuModes, MatchModes):
             self.message = None
         if self.note is not None and now >= self.note_until:
             self.note = None
+        self._hint_over()
         if self.mode == "lesson" and self.runner is not None and board_now is not None:
             self.runner.tick(board_now)
         if self.mode == "reveal" and now - self.since >= self.reveal_seconds:
@@ -415,9 +453,9 @@ class TableFlow(MenuModes, MatchModes):
         if m is not None and not self.link_up and mode in ("turn", "reveal"):
             return ConnectionView(detail=self.link_detail or "reconnecting", since=max(0.0, now - self.link_since))
         if self.note is not None and now < self.note_until:
-            return self.note
+            return self.with_clock(self.note, now) if mode == "turn" else self.note
         if self.message is not None and mode in ("menu", "turn"):
-            return self.message
+            return self.with_clock(self.message, now) if mode == "turn" else self.message
         if mode == "menu":
             return self.menu.view()
         if mode == "names":
@@ -463,17 +501,6 @@ class TableFlow(MenuModes, MatchModes):
                 return f"Time! Entry {m.forced_entry + 1}: press"
             return f"Entry {self.keyed_entry + 1}? turn, press"
         return None
-
-
-def _label(ev) -> str:
-    kind = getattr(ev, "kind", "")
-    if kind == "exit":
-        return f"exit {ev.exit + 1}"
-    if kind == "entry":
-        return f"entry {ev.entry + 1}"
-    if kind == "switch":
-        return f"{ev.switch} {ev.pos}"
-    return kind
 
 
 def _board_steps(board: BoardState | None, geometry: Geometry, holes: bool) -> list[HandStep]:

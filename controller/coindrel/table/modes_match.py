@@ -5,10 +5,13 @@ into ``TableFlow``)."""
 
 from __future__ import annotations
 
-from ..display import DiagnosisView, MessageView
+from dataclasses import replace
+
+from ..display import DEFAULT_SIZE, DiagnosisView, MessageView, page_count
 from ..engine import PHASE_REVEAL, PHASE_TURN, EngineError
 from ..buttons import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from . import effects as fx
+from .paging import turn_notice
 from .restore import Hand, restore_steps
 
 PAUSE_ITEMS = ("Resume", "Undo last drop", "Correct last drop", "End match", "Rules")
@@ -17,6 +20,8 @@ HINT_SECONDS = 8.0
 
 
 class MatchModes:
+    panel_size = DEFAULT_SIZE  # the daemon sets its display's: notices page by what fits on it
+
     def _act_reveal(self, action: str, now: float) -> None:
         if action in (SELECT, HOLD_SELECT):
             self._start_turns(now)
@@ -39,6 +44,18 @@ class MatchModes:
                 entry = m.forced_entry if m.forced_entry is not None else self.keyed_entry
                 self.play_keyed(entry, now)
 
+    def _act_note(self, action: str, now: float) -> None:
+        """A button on a passing note: a paged one (a coin outside a drop)
+        turns its pages and stays up while it is read; else the note goes."""
+        note = self.note
+        pages = page_count(note, self.panel_size) if isinstance(note, DiagnosisView) else 1
+        if pages > 1:  # more to read: the knob reads on
+            note, choice = turn_notice(note, action, pages)
+            if choice is None:
+                self.note, self.note_until = note, max(self.note_until, now + HINT_SECONDS)
+                return
+        self.note = None
+
     def show_hint(self, now: float) -> None:
         """Think ahead: the best entry for the player to move, and why."""
         from ..ai import hint
@@ -48,8 +65,32 @@ class MatchModes:
         except EngineError as e:
             self.message = MessageView("No hint", str(e))
         else:
-            self.message = MessageView(f"Think ahead: entry {h.entry + 1}", "\n".join(h.lines))
+            # the title leaves room for the turn clock, which keeps running over it
+            self.message = MessageView("Think ahead", "\n".join(h.lines))
         self.message_until = now + HINT_SECONDS
+        self.hint_shown = (self.message, len(self.match.results))
+
+    hint_shown = (None, 0)  # the hint on screen, and the drop it was for
+
+    def _hint_over(self) -> None:
+        """The hint is for one turn: gone when its coin went in or the clock
+        ran out (the entry the clock chose must be seen)."""
+        shown, drops = self.hint_shown
+        m = self.match
+        if shown is not None and self.message is shown and (
+                m is None or len(m.results) != drops or m.forced_entry is not None or m.phase != PHASE_TURN):
+            self.message = None
+        if self.message is not shown:
+            self.hint_shown = (None, 0)
+
+    def with_clock(self, note, now: float):
+        """A note over a turn shows the turn clock, still counting."""
+        m = self.match
+        if m is None or m.clock is None or m.over or not hasattr(note, "clock"):
+            return note
+        if isinstance(note, MessageView):
+            return replace(note, clock=m.remaining(now), paused=m.clock.paused)
+        return replace(note, clock=None if m.clock.paused else m.remaining(now))
 
     def play_keyed(self, entry: int, now: float) -> None:
         """A drop keyed in by the players on a board without sensors: the engine scores it."""
@@ -88,15 +129,13 @@ class MatchModes:
             self._go("rules", now)
 
     def _act_mismatch(self, action: str, now: float) -> None:
+        # The knob reads the explanation a page at a time, then moves through
+        # the choices; a press on the words goes to the choices; back is "Board is right".
         d = self.diagnosis
-        if action in (NEXT, PREV):
-            step = 1 if action == NEXT else -1
-            self.diagnosis = DiagnosisView(d.title, d.findings, d.options, (d.selected + step) % len(d.options),
-                                           d.expected, d.observed, d.drop)
+        d2, choice = turn_notice(d, action, page_count(d, self.panel_size))
+        if choice is None:
+            self.diagnosis = d2
             return
-        if action not in (SELECT, HOLD_SELECT, BACK):
-            return
-        choice = d.options[d.selected] if action != BACK else "Board is right"
         self.diagnosis = None
         if choice == "Undo last drop":
             self._undo(now)
@@ -121,7 +160,7 @@ class MatchModes:
             self.message_until = now + HINT_SECONDS
             return
         self.restore_coins = (before, m.board.copy())
-        self._emit(fx.BELIEF, data=m.board)
+        # the reconciler goes on believing the board as it stands until the players have put it back
         self.pauses.discard("mismatch")
         self.restore = restore_steps(m.board, self.halls, self.restore_coins)
         self._go("restore", now)
@@ -189,6 +228,7 @@ class MatchModes:
             if self.has_halls and any(s.hand is Hand.FLIP for s in self.restore):
                 return  # the hall sensors still see switches to put back
             self.restore = []
+            self._emit(fx.BELIEF, data=self.match.board)  # put back: the board is the match's again
             self._resume("player", now)
             self._resume("mismatch", now)
             self._go("reveal" if self.match.phase == PHASE_REVEAL else "turn", now)

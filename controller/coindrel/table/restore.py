@@ -43,28 +43,37 @@ class HandStep:
 
 
 def restore_steps(target: BoardState, halls: dict[str, str], coins: tuple[BoardState, BoardState] | None) -> list[HandStep]:
-    """What makes the board match ``target``: switches the hall sensors show
-    on the wrong side, then coins to put on or take off (``coins`` = the
-    belief before and after the undo)."""
+    """What makes the board match ``target``, in an order hands can follow:
+    coins off first (a rocker pushed over with a coin on it tips the coin
+    out), then switches the hall sensors show on the wrong side, then coins
+    on (``coins`` = the belief before and after the undo)."""
     g = target.geometry
-    steps = []
+    before = coins[0] if coins is not None else None
+    off, flips, on = [], [], []
     for s, code in enumerate(target.codes):
         if code == HOLE:
             continue
         want = "LR"[code & 1]
-        seen = halls.get(g.labels[s])
+        label = g.labels[s]
+        seen = halls.get(label)
         if seen in ("L", "R") and seen != want:
-            steps.append(HandStep(Hand.FLIP, g.labels[s], want))
+            flips.append(HandStep(Hand.FLIP, label, want))
+            holding = before is not None and before.codes[s] != HOLE and before.codes[s] & COIN
+            if holding:  # lift it off, flip, and put it back if the board before the drop had it
+                off.append(HandStep(Hand.COIN_OFF, label))
+                if code & COIN:
+                    on.append(HandStep(Hand.COIN_ON, label))
     if coins is not None:
-        before, after = coins
+        after = coins[1]
+        lifted = {step.switch for step in off}
         for s, (a, b) in enumerate(zip(before.codes, after.codes)):
-            if a == HOLE:
+            if a == HOLE or g.labels[s] in lifted:
                 continue
             if b & COIN and not a & COIN:
-                steps.append(HandStep(Hand.COIN_ON, g.labels[s]))
+                on.append(HandStep(Hand.COIN_ON, g.labels[s]))
             elif a & COIN and not b & COIN:
-                steps.append(HandStep(Hand.COIN_OFF, g.labels[s]))
-    return steps
+                off.append(HandStep(Hand.COIN_OFF, g.labels[s]))
+    return off + flips + on
 
 
 def holes_steps(present: list[str], wanted: list[str]) -> list[HandStep]:

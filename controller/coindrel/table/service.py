@@ -50,16 +50,23 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
     table = Table(board.geometry, choices_from(settings), source=source, display=display, outputs=outputs,
                   store=store, notifier=notifier, keyed=source is None)
     table.resume(store.recover())
+    club = None
+    if settings["club"] is not None:  # club play: publish to the club's broker (docs/club.md)
+        from ..club.feed import attach
+
+        club = attach(table, settings["club"], settings.storage.state_dir)
     log.info("coindrel table: %s (board source %s)", status_text(table.flow.match), board.source)
     feeder = WatchdogFeeder.from_env(notifier, healthy=lambda: table.healthy)
     watchdog = feeder.start() if feeder is not None else None
-    polling = asyncio.create_task(_poll_inputs(inputs)) if inputs is not None else None
+    polling = asyncio.create_task(_poll_inputs(inputs, loop)) if inputs is not None else None
     try:
         await table.run(actions, stop)
     finally:
         for task in (watchdog, polling):
             if task is not None:
                 task.cancel()
+        if club is not None:
+            await club.finish()  # what the broker can take now, then offline
         if inputs is not None:
             inputs.close()
         if outputs is not None:
@@ -73,13 +80,23 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
     return 0
 
 
-async def _poll_inputs(inputs) -> None:
-    """Holds and auto-repeat need a look at the keys now and then."""
+async def _poll_inputs(inputs, loop) -> None:
+    """Holds and auto-repeat need a look at the keys while one is down; with
+    every key up, nothing is polled until one goes down (an idle table sleeps)."""
+    down = asyncio.Event()
+    inputs.keypad.wakeup = lambda: loop.call_soon_threadsafe(down.set)
     while True:
         inputs.poll(time.monotonic())
         deadline = inputs.next_deadline()
-        wait = 0.05 if deadline is None else max(0.005, min(0.05, deadline - time.monotonic()))
-        await asyncio.sleep(wait)
+        if deadline is None:
+            down.clear()
+            if inputs.next_deadline() is None:  # no key went down in between
+                try:
+                    await asyncio.wait_for(down.wait(), 60.0)
+                except asyncio.TimeoutError:
+                    pass
+            continue
+        await asyncio.sleep(max(0.005, min(0.05, deadline - time.monotonic())))
 
 
 def run_service(settings: Settings) -> int:

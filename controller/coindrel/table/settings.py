@@ -40,6 +40,7 @@ PLUGINS: dict[str, str] = {
     "display": "coindrel.display.device:DisplayConfig.from_section",
     "inputs": "coindrel.io.inputs:InputsConfig.from_section",
     "outputs": "coindrel.io.outputs:OutputsConfig.from_section",
+    "club": "coindrel.club.config:parse_club",
 }
 BUILTIN_KEYS = {
     "storage": ("state_dir", "keep_matches"),

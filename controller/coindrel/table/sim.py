@@ -52,6 +52,7 @@ class SimOptions:
     state_dir: str | None = None
     reveal_seconds: float = 2.0
     learn: bool = False  # simulated people play through a lesson they find on screen (instead of leaving it)
+    club: object = None  # coindrel.club.config.ClubSettings: join a club's scoreboard
 
 
 class Keyboard:
@@ -191,6 +192,11 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
     table = None
     keyboard = None
     errors = []
+    club = None
+    if opts.club is not None:
+        from ..club.feed import attach
+
+        club = attach(lambda: table, opts.club, state_dir)  # the table of the current life
     try:
         while not done.is_set():
             # One life of the table process: a script's restart ends it without clean-up.
@@ -249,6 +255,8 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
             if restart:
                 out.restarts += 1
     finally:
+        if club is not None:
+            await club.finish()
         if keyboard is not None:
             keyboard.close()
         server.stop()
