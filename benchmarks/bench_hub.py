@@ -1,6 +1,7 @@
 """Pi-side hub link speed: frames encoded and decoded per second, frames per
-second through the tracker (sequence, time, board events), and board events
-per second end to end through the asyncio link over a pty.
+second through the tracker (sequence, time, board events), board events per
+second end to end through the asyncio link over a pty, and frames per second
+through the link from a hub on socket:// with the share of a core it takes.
 
     PYTHONPATH=controller python benchmarks/bench_hub.py [--frames 200000]
 
@@ -122,14 +123,83 @@ async def bench_link(n: int) -> None:
     os.close(slave)
 
 
+async def bench_socket(n: int) -> None:
+    """Frames through the link from a hub on socket:// (a thread serving one
+    connection): frames per second and how much of one core the Pi side used."""
+    import resource
+    import socket
+    import threading
+
+    from coindrel.hub.hubside import HubSide
+    from coindrel.sources.hub import HubSource
+
+    side = HubSide(CM, clock_us=lambda: 1_000_000)
+    srv = socket.create_server(("127.0.0.1", 0))
+    port = srv.getsockname()[1]
+    go = threading.Event()
+    t = 2_000_000
+    blob = bytearray()
+    for i in range(n):
+        t += 500
+        blob += side.beam(t, i % 24, True)
+
+    def serve():
+        conn, _ = srv.accept()
+        conn.settimeout(10)
+        asked = False
+        while not asked:
+            data = conn.recv(4096)
+            if not data:
+                return
+            conn.sendall(side.feed(data))
+            asked = any(isinstance(f.msg, p.SnapshotReq) for f in side.commands)
+        go.wait(10)
+        conn.sendall(bytes(blob))
+        conn.recv(1)  # until the client closes
+        conn.close()
+
+    th = threading.Thread(target=serve, daemon=True)
+    th.start()
+    src = HubSource(f"socket://127.0.0.1:{port}", CM)
+    await src.start()
+    await src.ready(10)
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    t0 = time.perf_counter()
+    go.set()
+    got = 0
+
+    async def count():
+        nonlocal got
+        async for ev in src.events():
+            if not isinstance(ev, StatusEvent):
+                got += 1
+                if got == n:
+                    return
+
+    try:
+        await asyncio.wait_for(count(), 120)
+    except asyncio.TimeoutError:
+        print(f"socket:  only {got} of {n} frames within 120 s")
+    dt = time.perf_counter() - t0
+    n = got
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    print(f"socket:  {n / dt:12,.0f} frames/s through the link on socket:// ({cpu / dt:.2f} of one core, "
+          f"serving thread included; need >= 50,000 at under 1)")
+    await src.close()
+    srv.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=200_000)
     ap.add_argument("--link-events", type=int, default=20_000)
+    ap.add_argument("--socket-frames", type=int, default=100_000)
     a = ap.parse_args()
     print(f"python {sys.version.split()[0]} on {os.uname().machine}")
     bench_codec(a.frames)
     asyncio.run(bench_link(a.link_events))
+    asyncio.run(bench_socket(a.socket_frames))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from .halls import Halls, HallScanner
 from .hub import Hub, Info
 from .outputs import Outputs
 from .proto import E_CAL_INVALID
+from .replay import Replay
 
 PIO0_FDEBUG = 0x50200008  # RXSTALL is bit 0 for state machine 0 (write 1 to clear)
 
@@ -22,7 +23,8 @@ PIO0_FDEBUG = 0x50200008  # RXSTALL is bit 0 for state machine 0 (write 1 to cle
 class UsbIO:
     # The USB serial port as the hub sees it: non-blocking reads, writes only
     # while the host has room (a full buffer is not written into).
-    def __init__(self, select, stdin=None, stdout=None):
+    def __init__(self, select, stdin=None, stdout=None, dtr=None):
+        self.dtr = dtr
         self.inp = stdin or sys.stdin
         self.out = stdout or sys.stdout
         self.rd = select.poll()
@@ -54,8 +56,18 @@ class UsbIO:
             return True
         return False
 
+    def host(self):
+        # Whether a host has the port open (DTR). MicroPython's built-in USB
+        # serial does not tell Python, and with no host it reports room and
+        # swallows writes; the replay ring and the Pi's resume on every
+        # connect make what vanished come back. A port that knows (dtr) says.
+        d = self.dtr
+        return True if d is None else d()
+
     def write(self, data):
-        self._out.write(data)
+        # -> bytes taken; the port may take part of a frame after its TX timeout
+        n = self._out.write(data)
+        return len(data) if n is None else n
 
 
 def _board_id(machine):
@@ -64,7 +76,11 @@ def _board_id(machine):
     return hexlify(machine.unique_id()).decode()
 
 
-def build(machine, rp2, select, os, cm, io=None, cal_path=PATH, ticks_us=None, ticks_diff=None, ticks_add=None):
+WDT_MS = 3000  # longer than any pass, a flash write included; the rp2 allows up to 8388
+
+
+def build(machine, rp2, select, os, cm, io=None, cal_path=PATH, ticks_us=None, ticks_diff=None, ticks_add=None,
+          ring=None):
     # -> (hub, stop). cm is the generated channel map module.
     ticks_us = ticks_us or time.ticks_us
     ticks_diff = ticks_diff or time.ticks_diff
@@ -107,9 +123,10 @@ def build(machine, rp2, select, os, cm, io=None, cal_path=PATH, ticks_us=None, t
 
     info = Info(VERSION, _board_id(machine), os.urandom(4), cm.MAP_HASH, cm.SAMPLE_HZ, cm.SCAN_HZ,
                 cm.HEARTBEAT_MS, n_beams, cm.LABELS)
-    hub = Hub(io or UsbIO(select), clock, info, cal, sampler=sampler, beams=beams, scanner=scanner,
+    wdt = machine.WDT(timeout=WDT_MS)
+    hub = Hub(io or UsbIO(select), clock, info, cal, ring=Replay(ring) if ring else None, sampler=sampler, beams=beams, scanner=scanner,
               halls=halls, outputs=outputs, cal_path=cal_path, reset=machine.reset, ticks_add=ticks_add,
-              collect=gc.collect)
+              collect=gc.collect, feed=wdt.feed)
     if problem:
         hub.control.append(("err", E_CAL_INVALID, 0, problem))
     led = Pin(cm.STATUS_LED_PIN, Pin.OUT) if cm.STATUS_LED_PIN is not None else None
@@ -119,6 +136,9 @@ def build(machine, rp2, select, os, cm, io=None, cal_path=PATH, ticks_us=None, t
     sm.active(1)
 
     def stop():
+        # The watchdog cannot be stopped: at the REPL (Ctrl-C, mpremote) a
+        # timer feeds it instead, until a reset runs main.py again.
+        hub.keepalive = machine.Timer(period=WDT_MS // 3, callback=lambda t: wdt.feed())
         sm.active(0)
         sm.irq(None)
         if outputs:

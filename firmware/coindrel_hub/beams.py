@@ -123,6 +123,9 @@ class BeamFilter:
         self.blocked = 0
         self.start = array("i", bytes(4 * self.nbits))
         self.broke = array("i", bytes(4 * self.nbits))
+        # time a beam has been broken before broke[b], moved on every 2**28 us
+        # so a ticks difference never reaches the 2**29 us where it turns negative
+        self.held = array("i", bytes(4 * self.nbits))
         self.primed = False
         self.glitches = 0
 
@@ -164,12 +167,19 @@ class BeamFilter:
                 self._flip(b, emit)
             p >>= 1
             b += 1
-        s = self.stable & ~self.blocked
+        s = self.stable
         b = 0
         while s:
-            if s & 1 and self.diff(now, self.broke[b]) >= self.blocked_us:
-                self.blocked |= 1 << b
-                emit(now, EV_ERROR, E_BEAM_BLOCKED, self.bit_beam[b], 0)
+            if s & 1:
+                d = self.diff(now, self.broke[b])
+                if d >= 0x10000000:
+                    h = self.held[b] + d
+                    self.held[b] = h if h < 0x40000000 else 0x40000000
+                    self.broke[b] = now
+                    d = 0
+                if not (self.blocked >> b) & 1 and self.held[b] + d >= self.blocked_us:
+                    self.blocked |= 1 << b
+                    emit(now, EV_ERROR, E_BEAM_BLOCKED, self.bit_beam[b], 0)
             s >>= 1
             b += 1
 
@@ -180,10 +190,12 @@ class BeamFilter:
         t = self.start[b]
         if self.stable & bit:
             self.broke[b] = t
+            self.held[b] = 0
             emit(t, EV_BEAM, self.bit_beam[b], 1, 0)
         else:
             self.blocked &= ~bit
-            emit(t, EV_BEAM, self.bit_beam[b], 0, self.diff(t, self.broke[b]))
+            d = self.held[b] + self.diff(t, self.broke[b])
+            emit(t, EV_BEAM, self.bit_beam[b], 0, d if d > 0 else 0)
 
     def horizon(self, now):
         # Earliest time a beam event not yet emitted can carry.

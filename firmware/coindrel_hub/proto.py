@@ -5,6 +5,7 @@ import struct
 from array import array
 from binascii import a2b_base64, b2a_base64
 
+import micropython
 from micropython import const
 
 PROTOCOL_VERSION = const(1)
@@ -22,6 +23,8 @@ CALIBRATION = const(0x86)
 RAW = const(0x87)
 ACK = const(0x88)
 ERROR = const(0x89)
+RESUMED = const(0x8A)
+REPLAY = const(0x8B)
 # Pi -> hub
 HELLO_REQ = const(0x01)
 SNAPSHOT_REQ = const(0x02)
@@ -30,6 +33,7 @@ CAL_SET = const(0x04)
 RAW_STREAM = const(0x05)
 OUTPUTS = const(0x06)
 RESET = const(0x07)
+RESUME = const(0x08)
 
 # ACK status
 OK = const(0)
@@ -66,13 +70,19 @@ def _crc_table():
     return _table
 
 
-def crc16(data, n):
-    # CRC-16/CCITT-FALSE of data[:n]; 16-bit values stay small ints: no allocation.
-    t = _crc_table()
+@micropython.viper
+def _crc(data, n: int, table) -> int:
+    d = ptr8(data)
+    t = ptr16(table)
     c = 0xFFFF
     for i in range(n):
-        c = ((c << 8) & 0xFF00) ^ t[((c >> 8) ^ data[i]) & 0xFF]
+        c = ((c << 8) & 0xFF00) ^ t[((c >> 8) ^ d[i]) & 0xFF]
     return c
+
+
+def crc16(data, n):
+    # CRC-16/CCITT-FALSE of data[:n] (viper: every frame in and out pays it).
+    return _crc(data, n, _table or _crc_table())
 
 
 def pack_t(buf, off, hi, lo):
@@ -97,9 +107,19 @@ class Writer:
         self.mv = memoryview(self.buf)
         self.seq = 0
         self.frames = 0
+        self.replay_num = -1  # >= 0: the next event encoded goes out as a REPLAY of that frame
+        _crc_table()  # built now, not in the main loop's first pass
 
     def _send(self, typ, n):
         buf = self.buf
+        if self.replay_num >= 0:
+            # An event sent again: its original frame number, then its own
+            # type and body, inside a REPLAY frame with a fresh seq.
+            buf[8:n + 5] = buf[3:n]
+            struct.pack_into("<IB", buf, 3, self.replay_num, typ)
+            self.replay_num = -1
+            typ = REPLAY
+            n += 5
         buf[0] = typ
         buf[1] = self.seq & 0xFF
         buf[2] = self.seq >> 8
@@ -181,6 +201,15 @@ class Writer:
         struct.pack_into("<HBB", b, 3, req, cmd, status)
         self._send(ACK, _str8(b, 7, text))
 
+    def resumed(self, req, hi, lo, num, flags, replayed, oldest, ohi, olo, undelivered):
+        b = self.buf
+        struct.pack_into("<H", b, 3, req)
+        pack_t(b, 5, hi, lo)
+        struct.pack_into("<IBHI", b, 13, num, flags, replayed, oldest)
+        pack_t(b, 24, ohi, olo)
+        struct.pack_into("<I", b, 32, min(undelivered, U32_MAX))
+        self._send(RESUMED, 36)
+
     def error(self, hi, lo, code, arg, text=""):
         b = self.buf
         pack_t(b, 3, hi, lo)
@@ -258,6 +287,16 @@ def decode_outputs(body):
     if len(body) != 4:
         raise ValueError("outputs length")
     return struct.unpack("<BBH", body)
+
+
+def decode_resume(body):
+    # -> (boot_id bytes, mode, after); mode 0: nothing to replay, 1: events numbered after `after`
+    if len(body) != 9:
+        raise ValueError("resume length")
+    mode, after = struct.unpack_from("<BI", body, 4)
+    if mode > 1:
+        raise ValueError("resume mode %d is not 0 or 1" % mode)
+    return bytes(body[:4]), mode, after
 
 
 def decode_u16(body):

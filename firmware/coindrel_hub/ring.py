@@ -72,40 +72,50 @@ class Stage:
 
 
 class EventQueue:
-    # Records: kind, a, b, c, epoch, ticks.
-    def __init__(self, capacity=256):
+    # Records: kind, a, b, c, epoch, ticks, frame number. Every event gets its
+    # frame number here, sent or not (alloc() hands them out), so one the
+    # queue drops leaves a gap the Pi sees, and the replay ring has it.
+    def __init__(self, capacity=256, alloc=None):
         self.cap = capacity
-        self.rec = array("i", bytes(24 * capacity))
+        self.rec = array("i", bytes(28 * capacity))
         self.head = 0
         self.tail = 0
         self.count = 0
         self.peak = 0
         self.dropped = 0  # dropped since the last LOST record
         self.lost_total = 0
+        self.n = 0
+        self.alloc = alloc or self._next
+
+    def _next(self):
+        self.n += 1
+        return self.n - 1
 
     def put(self, kind, a, b, c, hi, lo):
+        # -> the event's frame number
         if self.dropped:
             if self.cap - self.count < 2:
                 self.dropped += 1
-                return False
-            self._put(EV_LOST, self.dropped, 1, 0, hi, lo)
+                return self.alloc()
+            self._put(EV_LOST, self.dropped, 1, 0, hi, lo, self.alloc())
             self.lost_total += self.dropped
             self.dropped = 0
         elif self.count == self.cap:
             self.dropped = 1
-            return False
-        self._put(kind, a, b, c, hi, lo)
-        return True
+            return self.alloc()
+        n = self.alloc()
+        self._put(kind, a, b, c, hi, lo, n)
+        return n
 
     def flush_lost(self, hi, lo):
         # Report drops even when no event follows them.
         if self.dropped and self.count < self.cap:
-            self._put(EV_LOST, self.dropped, 1, 0, hi, lo)
+            self._put(EV_LOST, self.dropped, 1, 0, hi, lo, self.alloc())
             self.lost_total += self.dropped
             self.dropped = 0
 
-    def _put(self, kind, a, b, c, hi, lo):
-        j = 6 * self.head
+    def _put(self, kind, a, b, c, hi, lo, num):
+        j = 7 * self.head
         r = self.rec
         r[j] = kind
         r[j + 1] = a
@@ -113,6 +123,7 @@ class EventQueue:
         r[j + 3] = c
         r[j + 4] = hi
         r[j + 5] = lo
+        r[j + 6] = num
         self.head = (self.head + 1) % self.cap
         self.count += 1
         if self.count > self.peak:
@@ -120,8 +131,14 @@ class EventQueue:
 
     def first(self):
         # Index into rec of the oldest record (valid while count > 0).
-        return 6 * self.tail
+        return 7 * self.tail
 
     def pop(self):
         self.tail = (self.tail + 1) % self.cap
         self.count -= 1
+
+    def clear(self):
+        # -> how many records were thrown away (the host is not there to read them)
+        n = self.count
+        self.head = self.tail = self.count = 0
+        return n

@@ -155,7 +155,8 @@ def test_pio_pushes_only_changes_at_the_sample_rate():
     eq([w for t, w in got[1:]], [1 << 11, 0], "broken, clear")
     d = got[2][0] - got[1][0]
     assert 2900 <= d <= 3100, d
-    assert 0 <= got[1][0] - t_break <= 110, got[1][0] - t_break
+    # seen at the next latch (<= 100 us), stamped at the push that ends that pass (+ 54 cycles)
+    assert 0 <= got[1][0] - t_break <= 200, got[1][0] - t_break
 
 
 def test_pio_end_to_end_3ms_coin_through_the_filter():

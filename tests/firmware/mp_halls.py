@@ -6,6 +6,12 @@ from coindrel_hub.halls import L, MID, NONE, R, Halls, HallScanner
 from coindrel_hub.ring import EV_ERROR, EV_HALL
 from mptest import eq, run
 
+from array import array
+
+
+def A(values):
+    return array("H", values)
+
 REF = (2980, 2330, 2048, 120)
 
 
@@ -71,37 +77,37 @@ def test_classify_bands_and_hysteresis():
 
 def test_first_scan_primes_silently_then_flip_shows_mid_then_side():
     h, ev, emit = make(scans=2)
-    h.update([2980, 2330, 2048], 0, emit)
+    h.update(A([2980, 2330, 2048]), 0, emit)
     eq(ev, [], "no events for the starting positions")
     eq(list(h.rep), [L, R, NONE], "positions")
-    h.update([2700, 2330, 2048], 4000, emit)
-    eq(h.update([2600, 2330, 2048], 8000, emit), None, "mid confirmed: nothing held")
-    h.update([2330, 2330, 2048], 12000, emit)
-    h.update([2335, 2330, 2048], 16000, emit)
+    h.update(A([2700, 2330, 2048]), 4000, emit)
+    eq(h.update(A([2600, 2330, 2048]), 8000, emit), None, "mid confirmed: nothing held")
+    h.update(A([2330, 2330, 2048]), 12000, emit)
+    h.update(A([2335, 2330, 2048]), 16000, emit)
     eq(ev, [(4000, EV_HALL, 0, MID, 2600), (12000, EV_HALL, 0, R, 2335)], "mid at departure, R at arrival")
 
 
 def test_fast_flip_still_reports_mid_first():
     h, ev, emit = make(scans=2)
-    h.update([2980, 2330, 2048], 0, emit)
-    h.update([2330, 2330, 2048], 4000, emit)  # the rocker went across between two scans
-    eq(h.update([2330, 2330, 2048], 8000, emit), None, "horizon")
+    h.update(A([2980, 2330, 2048]), 0, emit)
+    h.update(A([2330, 2330, 2048]), 4000, emit)  # the rocker went across between two scans
+    eq(h.update(A([2330, 2330, 2048]), 8000, emit), None, "horizon")
     eq([(e[0], e[3]) for e in ev], [(4000, MID), (4000, R)], "mid then R at the same time")
 
 
 def test_single_scan_glitch_is_filtered_and_holds_the_horizon():
     h, ev, emit = make(scans=3)
-    h.update([2980, 2330, 2048], 0, emit)
-    eq(h.update([2700, 2330, 2048], 4000, emit), 4000, "a change may be starting at 4000")
-    eq(h.update([2980, 2330, 2048], 8000, emit), None, "back: nothing held")
+    h.update(A([2980, 2330, 2048]), 0, emit)
+    eq(h.update(A([2700, 2330, 2048]), 4000, emit), 4000, "a change may be starting at 4000")
+    eq(h.update(A([2980, 2330, 2048]), 8000, emit), None, "back: nothing held")
     eq(ev, [], "no event")
 
 
 def test_rail_reading_reported_once_as_an_error():
     h, ev, emit = make(scans=2)
-    h.update([2980, 2330, 2048], 0, emit)
+    h.update(A([2980, 2330, 2048]), 0, emit)
     for t in (4000, 8000, 12000):
-        h.update([2980, 4095, 2048], t, emit)
+        h.update(A([2980, 4095, 2048]), t, emit)
     errs = [e for e in ev if e[1] == EV_ERROR]
     eq(len(errs), 1, "once")
     eq(errs[0][2:], (3, 1, 4095), "hall_range for switch 1 with the reading")
@@ -109,8 +115,8 @@ def test_rail_reading_reported_once_as_an_error():
 
 def test_none_to_side_without_mid():
     h, ev, emit = make(scans=1)
-    h.update([2048, 2330, 2048], 0, emit)
-    h.update([2980, 2330, 2048], 4000, emit)
+    h.update(A([2048, 2330, 2048]), 0, emit)
+    h.update(A([2980, 2330, 2048]), 4000, emit)
     eq([(e[2], e[3]) for e in ev], [(0, L)], "switch put back in")
 
 

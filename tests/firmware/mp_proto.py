@@ -8,7 +8,8 @@ from mptest import eq, run
 POS = {"L": 0, "R": 1, "mid": 2, "none": 3}
 WHERE = {"beams": 0, "queue": 1}
 TYPES = {"hello_req": proto.HELLO_REQ, "snapshot_req": proto.SNAPSHOT_REQ, "cal_get": proto.CAL_GET,
-         "cal_set": proto.CAL_SET, "raw_stream": proto.RAW_STREAM, "outputs": proto.OUTPUTS, "reset": proto.RESET}
+         "cal_set": proto.CAL_SET, "raw_stream": proto.RAW_STREAM, "outputs": proto.OUTPUTS, "reset": proto.RESET,
+         "resume": proto.RESUME}
 
 
 def examples():
@@ -23,6 +24,10 @@ def split(t):
 def encode(m, seq):
     out = []
     w = proto.Writer(out.append)
+    return encode_into(w, out, m, seq)
+
+
+def encode_into(w, out, m, seq):
     w.seq = seq
     k = m["type"]
     if k == "hello":
@@ -53,6 +58,12 @@ def encode(m, seq):
         w.ack(m["req"], m["cmd"], m["status"], m["text"])
     elif k == "error":
         w.error(*split(m["t_us"]), m["code"], m["arg"], m["text"])
+    elif k == "resumed":
+        w.resumed(m["req"], *split(m["t_us"]), m["num"], m["flags"], m["replayed"], m["oldest"],
+                  *split(m["oldest_t_us"]), m["undelivered"])
+    elif k == "replay":
+        w.replay_num = m["num"]
+        return encode_into(w, out, m["event"], seq)
     else:
         raise AssertionError("no firmware encoder for " + k)
     eq(len(out), 1, "one frame")
@@ -97,10 +108,14 @@ def test_commands_decode_from_golden_frames():
             eq(proto.decode_u16(body), m["interval_ms"], ex["name"])
         elif m["type"] == "hello_req":
             eq(bytes(body), bytes([m["proto"]]), ex["name"])
+        elif m["type"] == "resume":
+            boot, mode, after = proto.decode_resume(body)
+            want = bytes([(m["boot_id"] >> s) & 0xFF for s in (0, 8, 16, 24)])
+            eq((boot, mode, after), (want, 0 if m["after"] is None else 1, m["after"] or 0), ex["name"])
         else:
             eq(len(body), 0, ex["name"])
         n += 1
-    eq(n, 7, "command examples")
+    eq(n, 9, "command examples")
 
 
 def test_reader_resyncs_after_garbage_and_partial_frames():

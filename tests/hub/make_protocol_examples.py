@@ -39,6 +39,10 @@ def examples():
     yield "ack", 21, p.Ack(4, 0x04, p.OK, "saved")
     yield "ack not wired", 22, p.Ack(6, 0x06, p.NOT_WIRED, "the coin dropper is not wired to the hub")
     yield "error beam blocked", 23, p.Error(15_000_000, 4, 17, "exit 10 beam broken for over 3 s: something is in it, or it is misaligned")
+    yield "resumed: 2 events again", 24, p.Resumed(8, 15_100_000, 24, 0, 2, 11, 12_902_000, 0)
+    yield "replay of exit 12 broken", 25, p.Replay(11, p.Beam(12_902_000, 19, True))
+    yield "replay of R2S2 removed", 26, p.Replay(12, p.Hall(13_000_000, 9, "none", 2051))
+    yield "resumed: another boot, events gone", 27, p.Resumed(9, 2_000_000, 27, 3, 0, p.NOTHING, 0, 5)
     yield "hello request", 1, p.HelloReq(1)
     yield "snapshot request", 2, p.SnapshotReq()
     yield "calibration request", 3, p.CalGet()
@@ -46,6 +50,8 @@ def examples():
     yield "raw stream every 100 ms", 5, p.RawStream(100)
     yield "light entries 1 and 4, drop into entry 4", 6, p.Outputs(0b0000_1001, 3, 150)
     yield "reset", 7, p.Reset()
+    yield "resume after frame 10 of boot 5eed1234", 8, p.Resume(0x5EED1234, 10)
+    yield "resume: nothing to replay", 9, p.Resume(0x5EED1234)
 
 
 def build() -> dict:

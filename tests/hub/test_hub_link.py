@@ -38,7 +38,7 @@ def test_handshake_then_events_in_board_time(hub_path):
         src, clock = await started(hub_path)
         ev = await next_event(src, status("connected"))
         assert "firmware virtual" in ev.detail and "38 hall sensors" in ev.detail
-        assert [type(m).__name__ for m in hub.commands()[:2]] == ["HelloReq", "SnapshotReq"]
+        assert [type(m).__name__ for m in hub.commands()[:3]] == ["HelloReq", "Resume", "SnapshotReq"]
         hub.coin(3)          # entry 4
         hub.flip(3, "R")     # R1S4
         hub.coin(8 + 11)     # exit 12

@@ -113,3 +113,58 @@ def test_hub_errors_and_losses_become_status_events():
     assert [e.state for e in out] == ["lost", "error"] and out[0].count == 4
     assert "exit 10 beam" in out[1].detail and "beam_blocked" in out[1].detail
     assert all(isinstance(e, StatusEvent) for e in out)
+
+
+# -- replay from the hub (resume) ----------------------------------------------
+
+def resumed_at(tr, seq, num, flags=0, replayed=0, oldest=p.NOTHING, oldest_t=0, req=0):
+    return fed(tr, [(seq, p.Resumed(req, 1_000_500, num, flags, replayed, oldest, oldest_t, 0))])
+
+
+def test_frame_numbers_follow_the_resumed_answer_and_positions_name_events():
+    tr = started()
+    assert tr.resume_request(None) == p.Resume(1, None)
+    resumed_at(tr, 1, 70_001)
+    out = fed(tr, [(2, p.Beam(1_500_000, 3, True)), (3, p.Hall(1_600_000, 12, "mid", 2600))])
+    assert [tr.position_of(e) for e in out] == [p.HubPosition(1, 70_002), p.HubPosition(1, 70_003)]
+    assert tr.position_of(EntryEvent(1.5, 3)) is None  # an equal event it did not emit has no position
+    assert tr.resume_request(p.HubPosition(9, 5)) == p.Resume(1, 70_003)  # what it has beats what it was told
+
+
+def test_replays_fill_in_and_repeats_are_dropped():
+    tr = started()
+    tr.replay_gaps = True
+    resumed_at(tr, 1, 100)
+    fed(tr, [(2, p.Beam(1_100_000, 0, True))])  # number 101
+    out = fed(tr, [(6, p.Beam(1_500_000, 1, True))])  # frames 102..104 missing: a gap
+    assert [e.state for e in out] == ["lost"] and tr.resume_wanted and tr.hold_live
+    assert tr.stats.held_for_replay == 1  # the live event after the gap waits for its replay
+    resumed_at(tr, 7, 106, replayed=2)
+    out = fed(tr, [(8, p.Replay(103, p.Beam(1_300_000, 2, True))), (9, p.Replay(105, p.Beam(1_500_000, 1, True))),
+                   (10, p.Beam(1_600_000, 4, True))])  # then live again: number 109
+    assert out == [EntryEvent(1.3, 2), EntryEvent(1.5, 1), EntryEvent(1.6, 4)]
+    assert tr.position_of(out[2]) == p.HubPosition(1, 109)
+    assert tr.position_of(out[0]) == p.HubPosition(1, 103)
+    assert tr.stats.replayed == 2 and tr.stats.repeated == 0
+    out = fed(tr, [(11, p.Replay(105, p.Beam(1_500_000, 1, True)))])
+    assert out == [] and tr.stats.repeated == 1
+
+
+def test_what_the_ring_no_longer_has_is_a_loss_with_its_time():
+    tr = started()
+    resumed_at(tr, 1, 10, flags=2, replayed=0, oldest=40, oldest_t=3_000_000)
+    out = fed(tr, [])
+    loss = tr.losses[-1]
+    assert loss.until_t == 3.0 and "replay ring" in loss.reason
+    tr2 = started()
+    out = resumed_at(tr2, 1, 10, flags=3, oldest=p.NOTHING)
+    assert out[0].state == "lost" and "restarted" in out[0].detail and tr2.losses[-1].until_t is None
+
+
+def test_hub_errors_are_bounded_and_their_text_made_printable():
+    tr = started()
+    for i in range(500):
+        fed(tr, [(1 + i, p.Error(10 + i, 4, 1, "x"))])
+    assert len(tr.errors) == 100 and tr.stats.errors == 500
+    out = fed(tr, [(501, p.Error(1_000, 4, 1, "evil\n2026-01-01 INFO forged line\x1b[2J"))])
+    assert "\n" not in out[0].detail and "\x1b" not in out[0].detail and "\\n" in out[0].detail

@@ -1,7 +1,8 @@
 """The virtual hub classifies hall readings and filters beams exactly as the
 firmware does: the same readings through both give the same events, the
 same classes and the same timestamps (the firmware modules are pure Python
-apart from ``micropython.const``, so they load here with a stand-in)."""
+apart from ``micropython.const`` and the viper/native decorators, so they
+load here with a stand-in; viper's pointers are plain indexing here)."""
 
 from __future__ import annotations
 
@@ -25,11 +26,14 @@ def firmware():
     if not (FIRMWARE / "coindrel_hub" / "halls.py").exists():
         pytest.skip("firmware/coindrel_hub is not in this checkout")
     saved = {k: sys.modules.get(k) for k in ("micropython",)}
-    sys.modules["micropython"] = types.SimpleNamespace(const=lambda x: x)
+    sys.modules["micropython"] = types.SimpleNamespace(const=lambda x: x, native=lambda f: f, viper=lambda f: f)
     sys.path.insert(0, str(FIRMWARE))
     try:
         halls = importlib.import_module("coindrel_hub.halls")
         beams = importlib.import_module("coindrel_hub.beams")
+        for mod in (halls, beams):
+            for name in ("ptr8", "ptr16", "ptr32"):
+                setattr(mod, name, lambda buf: buf)
         yield types.SimpleNamespace(halls=halls, beams=beams)
     finally:
         sys.path.remove(str(FIRMWARE))

@@ -13,6 +13,7 @@ from ..engine import EngineError
 from ..events import StatusEvent, event_to_json
 from . import calibrate as calib
 from .channelmap import load_channel_map
+from .text import clean
 
 CONNECT_TIMEOUT = 10.0
 
@@ -83,7 +84,7 @@ async def monitor(src, args) -> int:
 
 def info(src, cm) -> int:
     h = src.link.hello
-    print(f"hub {h.board_id} on {src.url}: firmware {h.firmware}, protocol {h.proto}, boot {h.boot_id:08x}")
+    print(f"hub {clean(h.board_id, 64)} on {src.url}: firmware {clean(h.firmware, 64)}, protocol {h.proto}, boot {h.boot_id:08x}")
     print(f"uptime {h.t_us / 1e6:.1f} s; beams sampled at {h.beam_hz} Hz, halls scanned at {h.hall_hz} Hz, "
           f"heartbeat every {h.heartbeat_ms} ms")
     print(f"{h.n_beams} beams, {h.n_halls} hall sensors; hall calibration: {'yes' if h.calibrated else 'NO (run coindrel hub calibrate)'}")

@@ -24,6 +24,8 @@ from ..events import SourceEvent, StatusEvent
 from . import protocol as p
 from .channelmap import ChannelMap
 from .framing import Problem
+from .resume import HubPosition
+from .text import clean
 from .tracker import Tracker
 
 log = logging.getLogger("coindrel.hub")
@@ -41,11 +43,77 @@ def open_serial(url: str, baudrate: int = 115200):
     return serial.serial_for_url(url, baudrate=baudrate, timeout=None, write_timeout=2, exclusive=True)
 
 
+def _drain(port) -> bytes:
+    """Whatever else is already waiting on ``port``, without blocking: one big
+    read rather than a byte at a time (pyserial's socket:// reports at most 1
+    byte waiting, so its reader thread would hand over every byte alone)."""
+    sock = getattr(port, "_socket", None)
+    if sock is not None:
+        import select
+
+        parts = []
+        # select first: the socket has a timeout, so a bare recv would wait it out
+        while select.select([sock], [], [], 0)[0]:
+            try:
+                chunk = sock.recv(65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            parts.append(chunk)
+        return b"".join(parts)
+    n = port.in_waiting
+    return port.read(n) if n else b""
+
+
+def _bulk_reader_thread():
+    import serial
+    from serial.threaded import ReaderThread
+
+    class BulkReader(ReaderThread):
+        """pyserial's ReaderThread, reading everything that is waiting at once on every transport."""
+
+        def run(self):
+            if not hasattr(self.serial, "cancel_read"):
+                self.serial.timeout = 1
+            self.protocol = self.protocol_factory()
+            try:
+                self.protocol.connection_made(self)
+            except Exception as e:  # noqa: BLE001 - as ReaderThread
+                self.alive = False
+                self.protocol.connection_lost(e)
+                self._connection_made.set()
+                return
+            error = None
+            self._connection_made.set()
+            while self.alive and self.serial.is_open:
+                try:
+                    data = self.serial.read(self.serial.in_waiting or 1)
+                    if data:
+                        data += _drain(self.serial)
+                except serial.SerialException as e:
+                    error = e
+                    break
+                if data:
+                    try:
+                        self.protocol.data_received(data)
+                    except Exception as e:  # noqa: BLE001 - as ReaderThread
+                        error = e
+                        break
+            self.alive = False
+            self.protocol.connection_lost(error)
+            self.protocol = None
+
+    return BulkReader
+
+
 class _Conn:
     """One open port with its reader thread; bytes and loss go to the loop."""
 
     def __init__(self, link: "HubLink", port, ident: int):
-        from serial.threaded import Protocol, ReaderThread
+        from serial.threaded import Protocol
+
+        ReaderThread = _bulk_reader_thread()
 
         loop = asyncio.get_running_loop()
 
@@ -79,7 +147,7 @@ class HubLink:
     def __init__(self, url: str, cm: ChannelMap, emit: Callable[[SourceEvent], object], *, clock,
                  baudrate: int = 115200, reconnect_delay: float = 0.5, max_reconnect_delay: float = 5.0,
                  refuse_delay: float = 30.0, handshake_timeout: float = 2.0, request_timeout: float = 3.0,
-                 open_port: Callable | None = None):
+                 open_port: Callable | None = None, resume_after: HubPosition | None = None):
         self.url = url
         self.cm = cm
         self.emit = emit
@@ -91,6 +159,11 @@ class HubLink:
         self.handshake_timeout = handshake_timeout
         self.request_timeout = request_timeout
         self.open_port = open_port or open_serial
+        self.resume_after = resume_after  # the last event the daemon made durable (its journal's)
+        self.resume_supported: bool | None = None
+        self._held: list[SourceEvent] = []  # events of a connection whose handshake is not done yet
+        self._resume_at = -1e9
+        self._resume_seq: int | None = None
         self.tracker = Tracker(cm)
         self.decoder = p.Decoder("hub")
         self.connected = False
@@ -175,6 +248,16 @@ class HubLink:
             raise LinkError(f"the hub answered a snapshot request with {reply.NAME}")
         return reply
 
+    def position_of(self, ev) -> HubPosition | None:
+        """The hub position (boot, frame number) of a board event this link
+        emitted, for the daemon's journal; None when the hub gave none."""
+        return self.tracker.position_of(ev)
+
+    @property
+    def losses(self) -> list:
+        """``HubLoss`` records: events the hub could not give back (mark drops uncertain)."""
+        return list(self.tracker.losses)
+
     def raw_queue(self) -> asyncio.Queue:
         """A queue that receives every Raw message (stop with ``drop_raw_queue``)."""
         q: asyncio.Queue = asyncio.Queue()
@@ -190,9 +273,18 @@ class HubLink:
         self._seq = self._seq % 0xFFFF + 1  # 1..65535: req 0 means unsolicited
         return self._seq
 
-    def _status(self, state: str, detail: str, count: int = 0) -> None:
+    def _status(self, state: str, detail: str, count: int = 0, t: float | None = None) -> None:
         log.info("hub %s: %s", state, detail)
-        self._publish(StatusEvent(self.tracker.board_t, state, detail, count))
+        self._publish(StatusEvent(self.tracker.board_t if t is None else t, state, detail, count))
+
+    def _publish_tracked(self, ev: SourceEvent) -> None:
+        # Board events the stream carries before the handshake is verified are
+        # held, then published after "connected" (or dropped with a connection
+        # that fails); the link's own news (a refusal, a resync) goes out now.
+        if not self.connected and not isinstance(ev, StatusEvent):
+            self._held.append(ev)
+            return
+        self._publish(ev)
 
     def _publish(self, ev: SourceEvent) -> None:
         # A hub that keeps being refused would repeat itself every retry: say it once.
@@ -246,6 +338,7 @@ class HubLink:
         tr.connection_started()
         self._handshaking = False
         self.decoder.reset()
+        self._held = []
         self.text_seen = []
         self._snapshot_asked = False
         self._last_rx = self.clock.monotonic()
@@ -271,6 +364,7 @@ class HubLink:
         hb = tr.hello.heartbeat_ms / 1000
         silence = max(3 * hb, 1.0)
         self._handshaking = True
+        await self._ask_resume()
         await self._ask_snapshot()
         if not await self._wait_for(lambda: self.connected or conn.lost, self.handshake_timeout * 2):
             return conn.lost or "no snapshot after hello", self.reconnect_delay
@@ -284,6 +378,11 @@ class HubLink:
             if tr.need_hello:
                 tr.need_hello = False
                 await self._send(p.HelloReq(), self._next_seq())
+            if tr.hold_live and self.clock.monotonic() - self._resume_at > self.request_timeout:
+                tr.resume_wanted = True  # the answer never came (lost on the line): ask again
+            if tr.resume_wanted and self.resume_supported is not False \
+                    and self.clock.monotonic() - self._resume_at > self.request_timeout:
+                await self._ask_resume()
             if tr.need_snapshot and (not self._snapshot_asked
                                      or self.clock.monotonic() - self._snapshot_at > self.request_timeout):
                 await self._ask_snapshot()
@@ -293,7 +392,22 @@ class HubLink:
             wait = silence - quiet
             if tr.need_snapshot:
                 wait = min(wait, max(0.0, self._snapshot_at + self.request_timeout - self.clock.monotonic()) + 1e-3)
-            await self._wait_for(lambda: conn.lost or tr.need_hello or (tr.need_snapshot and not self._snapshot_asked), wait)
+            if tr.hold_live or tr.resume_wanted:
+                wait = min(wait, max(0.0, self._resume_at + self.request_timeout - self.clock.monotonic()) + 1e-3)
+            await self._wait_for(lambda: conn.lost or tr.need_hello or (tr.need_snapshot and not self._snapshot_asked)
+                                 or (tr.resume_wanted and self.resume_supported is not False), wait)
+
+    async def _ask_resume(self) -> None:
+        """Ask the hub for every event after the last one we (or the daemon's
+        journal) have; the answer and the replays come through the tracker."""
+        msg = self.tracker.resume_request(self.resume_after)
+        if msg is None or self.resume_supported is False:
+            return
+        self._resume_at = self.clock.monotonic()
+        self.tracker.resume_wanted = False
+        seq = self._next_seq()
+        self._resume_seq = seq
+        await self._send(msg, seq)
 
     async def _ask_snapshot(self) -> None:
         self._snapshot_asked = True
@@ -323,12 +437,18 @@ class HubLink:
                 log.warning("hub link %s: message type 0x%02x is not one this controller knows (newer firmware?); "
                             "ignored", self.url, item.msg.type_code)
             for ev in tr.feed(item, self._last_rx):
-                self._publish(ev)
+                self._publish_tracked(ev)
             if not tr.need_snapshot:
                 self._snapshot_asked = False
                 if self._handshaking and not tr.awaiting_hello and tr.hello is not None:
                     self._mark_connected()  # before any later event in this same chunk
         for f in tr.replies:
+            if f.msg.req == self._resume_seq:
+                if isinstance(f.msg, p.Ack):  # a hub (or virtual board) without replay
+                    self.resume_supported = False
+                    tr.hold_live = False
+                elif isinstance(f.msg, p.Resumed):
+                    self.resume_supported = True
             fut = self._requests.get(f.msg.req)
             if fut is not None and not fut.done():
                 fut.set_result(f.msg)
@@ -346,8 +466,13 @@ class HubLink:
         self._said.clear()
         h = self.tracker.hello
         cal = "" if h.calibrated else "; hall sensors not calibrated (run `coindrel hub calibrate`)"
-        self._status("connected", f"hub {h.board_id} firmware {h.firmware} on {self.url}: {len(self.cm.entries_sensed)} entry "
-                                  f"beams, {len(self.cm.exits_sensed)} exit beams, {h.n_halls} hall sensors{cal}")
+        held, self._held = self._held, []
+        # "connected" comes first, at the time of the first event it vouches for
+        t = min([ev.t for ev in held] + [self.tracker.board_t])
+        self._status("connected", f"hub {clean(h.board_id, 64)} firmware {clean(h.firmware, 64)} on {self.url}: {len(self.cm.entries_sensed)} entry "
+                                  f"beams, {len(self.cm.exits_sensed)} exit beams, {h.n_halls} hall sensors{cal}", t=t)
+        for ev in held:
+            self._publish(ev)
         self._wake()
 
     def _problem(self, item: Problem) -> None:

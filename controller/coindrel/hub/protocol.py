@@ -24,6 +24,7 @@ from .messages import (
     NOT_WIRED, OK, POSITIONS, PROTOCOL_VERSION, UNKNOWN_COMMAND, Ack, Beam, Error, ForeignHello, Hall, Heartbeat,
     Hello, Lost, Message, ProtocolError, beam_name,
 )
+from .resume import NOTHING, HubLoss, HubPosition, Replay, Resume, Resumed
 from .tables import Calibration, HallCal, HallState, Raw, Snapshot
 
 __all__ = [  # the vocabulary, re-exported: `from coindrel.hub import protocol as p; p.Beam(...)`
@@ -32,11 +33,11 @@ __all__ = [  # the vocabulary, re-exported: `from coindrel.hub import protocol a
     "Calibration", "CalSet", "Error", "ForeignHello", "Hall", "HallCal", "HallState", "Heartbeat", "Hello", "HelloReq",
     "Lost", "Malformed", "Message", "Outputs", "ProtocolError", "Raw", "RawStream", "Reset", "Snapshot", "SnapshotReq",
     "Unknown", "beam_name", "Frame", "Problem", "Decoder", "encode", "decode", "decode_payload", "message_from_dict",
-    "HUB_MESSAGES", "COMMANDS", "MAX_PAYLOAD",
+    "HUB_MESSAGES", "COMMANDS", "MAX_PAYLOAD", "Resume", "Resumed", "Replay", "NOTHING", "HubPosition", "HubLoss",
 ]
 
-HUB_MESSAGES = (Hello, Heartbeat, Beam, Hall, Lost, Snapshot, Calibration, Raw, Ack, Error)
-COMMANDS = (HelloReq, SnapshotReq, CalGet, CalSet, RawStream, Outputs, Reset)
+HUB_MESSAGES = (Hello, Heartbeat, Beam, Hall, Lost, Snapshot, Calibration, Raw, Ack, Error, Resumed, Replay)
+COMMANDS = (HelloReq, SnapshotReq, CalGet, CalSet, RawStream, Outputs, Reset, Resume)
 _BY_TYPE = {"hub": {m.TYPE: m for m in HUB_MESSAGES}, "pi": {m.TYPE: m for m in COMMANDS}}
 _BY_NAME = {m.NAME: m for m in HUB_MESSAGES + COMMANDS}
 
@@ -100,6 +101,8 @@ def message_from_dict(d: dict) -> Message:
         d["halls"] = tuple(HallCal(*h) for h in d.get("halls", ()))
     elif cls is Raw:
         d["values"] = tuple(tuple(v) for v in d.get("values", ()))
+    elif cls is Replay:
+        d["event"] = message_from_dict(d["event"])
     return cls(**d)
 
 

@@ -12,13 +12,20 @@ it cannot trust are dropped and counted.
 
 from __future__ import annotations
 
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 
 from ..events import EntryEvent, ExitEvent, SourceEvent, StatusEvent, SwitchEvent
 from . import protocol as p
 from .channelmap import ChannelMap
+from .resume import HubLoss, HubPosition
+from .text import clean
 
 MAX_PENDING = 4096  # frames held while waiting for a hello
+MAX_ERRORS = 100  # hub error reports kept (the newest); the rest are only counted
+MAX_POSITIONS = 8192  # board events whose hub position can still be asked for
+MAX_LOSSES = 100
+EVENT_TYPES = (p.Beam, p.Hall, p.Lost, p.Error)
 
 
 def check_hello(msg, cm: ChannelMap) -> str | None:
@@ -45,6 +52,10 @@ class TrackerStats:
     hub_lost: int = 0
     resets: int = 0
     dropped_pending: int = 0
+    errors: int = 0
+    replayed: int = 0  # events received again after a resume
+    repeated: int = 0  # events dropped because the Pi already had them
+    held_for_replay: int = 0  # live events dropped after a gap: the replay brings them
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -80,8 +91,44 @@ class Tracker:
         self.snapshots_seen = 0
         self.replies: list[p.Frame] = []  # answers to requests (req != 0): the link resolves them
         self.raw_frames: list[p.Raw] = []
-        self.errors: list[p.Error] = []
+        self.errors: deque[p.Error] = deque(maxlen=MAX_ERRORS)
         self.refused: str | None = None
+        # replay from the hub (resume): frame numbers of this boot
+        self.anchor: tuple[int, int] | None = None  # (frame number, seq) of a frame whose number is known
+        self.last_event_num: int | None = None  # the newest event of this boot the Pi has
+        self.last_event_t: float | None = None
+        self.resume_wanted = False
+        self.hold_live = False
+        # Replay a gap in the middle of a connection too (not only on connect).
+        # Off by default: with a hub reset and line faults together it can
+        # stall the stream (tests/virtual/test_link.py); see the report.
+        self.replay_gaps = False
+        self.losses: deque[HubLoss] = deque(maxlen=MAX_LOSSES)
+        self._positions: OrderedDict[int, tuple] = OrderedDict()
+        self._num: int | None = None  # frame number of the frame being handled
+
+    # -- hub positions (resume) ---------------------------------------------
+    def number_of(self, seq: int) -> int | None:
+        if self.anchor is None:
+            return None
+        num, aseq = self.anchor
+        d = (seq - aseq) & 0xFFFF
+        return num + d if d < 0x8000 else num - (0x10000 - d)
+
+    def position_of(self, ev) -> HubPosition | None:
+        hit = self._positions.get(id(ev))
+        return hit[1] if hit is not None and hit[0] is ev else None
+
+    def resume_request(self, configured: HubPosition | None) -> p.Resume | None:
+        """What to ask the hub for after its hello (None: no hello yet)."""
+        if self.hello is None:
+            return None
+        boot = self.hello.boot_id
+        if self.last_event_num is not None:
+            return p.Resume(boot, self.last_event_num)
+        if configured is not None:
+            return p.Resume(configured.boot_id, configured.num)
+        return p.Resume(boot, None)
 
     # -- time --------------------------------------------------------------
     @property
@@ -121,6 +168,7 @@ class Tracker:
         out: list[SourceEvent] = []
         if not self._sequence(frame.seq, out):
             return out
+        self._num = self.number_of(frame.seq)
         self._message(msg, now, out)
         return out
 
@@ -141,6 +189,9 @@ class Tracker:
             self.stats.gaps += 1
             self.stats.missing_frames += gap
             self.need_snapshot = True
+            if self.replay_gaps and self.anchor is not None:  # the hub keeps them: ask, drop live ones till then
+                self.resume_wanted = True
+                self.hold_live = True
             out.append(self._status("lost", f"{gap} frame{'s' if gap != 1 else ''} from the hub went missing "
                                             f"({why}); asking the hub for a snapshot", gap))
             self.last_seq = seq
@@ -180,6 +231,9 @@ class Tracker:
                                                   "restarting are unknown; re-reading the switch positions"))
             self.boot = msg.boot_id
             self.last_seq = None
+            self.anchor = None
+            self.last_event_num = None
+            self.hold_live = False
         else:
             # The same boot after a reconnect: whatever is newer than what we had.
             held = [f for f in pending if self.last_seq is None
@@ -190,6 +244,7 @@ class Tracker:
         self.need_snapshot = True
         for f in held:
             if self._sequence(f.seq, out):
+                self._num = self.number_of(f.seq)
                 self._message(f.msg, now, out)
         self._sequence(frame.seq, out, "while the link was down")
         self._t(msg.t_us, now)
@@ -211,6 +266,53 @@ class Tracker:
 
     # -- messages ------------------------------------------------------------
     def _message(self, msg, now: float, out: list) -> None:
+        if isinstance(msg, EVENT_TYPES):
+            num = self._num
+            if self.hold_live:
+                self.stats.held_for_replay += 1
+                return
+            if num is not None and self.last_event_num is not None and num <= self.last_event_num:
+                self.stats.repeated += 1
+                return
+            n0 = len(out)
+            self._event(msg, now, out)
+            if num is not None:
+                self.last_event_num = num
+                pos = HubPosition(self.boot or 0, num)
+                for ev in out[n0:]:
+                    if not isinstance(ev, StatusEvent):
+                        self._positions[id(ev)] = (ev, pos)
+                        self.last_event_t = ev.t
+                while len(self._positions) > MAX_POSITIONS:
+                    self._positions.popitem(last=False)
+            return
+        if isinstance(msg, p.Resumed):
+            self._resumed(msg, now, out)
+        elif isinstance(msg, p.Replay):
+            self.stats.replayed += 1
+            self._num = msg.num
+            self._message(msg.event, now, out)
+        else:
+            self._event(msg, now, out)
+
+    def _resumed(self, msg: p.Resumed, now: float, out: list) -> None:
+        self._t(msg.t_us, now)
+        self.anchor = (msg.num, self.last_seq if self.last_seq is not None else msg.num & 0xFFFF)
+        self.resume_wanted = False
+        self.hold_live = False
+        if msg.req:
+            self.replies.append(p.Frame(self.last_seq or 0, msg))
+        if msg.gone:
+            until = None if msg.oldest == p.NOTHING else max(0, msg.oldest_t_us + self.offset_us) / 1e6
+            why = ("the hub restarted since the last event kept" if msg.other_boot
+                   else "the hub's replay ring no longer had them")
+            loss = HubLoss(None, self.last_event_t, until, why)
+            self.losses.append(loss)
+            span = f" before board time {until:.3f} s" if until is not None else ""
+            out.append(self._status("lost", f"board events{span} could not be given back ({why}): "
+                                            "a drop in that time is uncertain"))
+
+    def _event(self, msg, now: float, out: list) -> None:
         if isinstance(msg, p.Beam):
             t = self._t(msg.t_us, now)
             if msg.beam not in self.beam_ids:
@@ -241,13 +343,16 @@ class Tracker:
             self._t(msg.t_us, now)
             self.stats.hub_lost += msg.count
             self.need_snapshot = True
+            if self.replay_gaps and self.anchor is not None and msg.where == "queue":
+                self.resume_wanted = True  # the ring still has what the queue dropped
             where = "its beam sample buffer" if msg.where == "beams" else "its event queue"
             out.append(self._status("lost", f"the hub lost {msg.count} event{'s' if msg.count != 1 else ''} "
                                             f"({where} was full); asking for a snapshot", msg.count))
         elif isinstance(msg, p.Error):
             self._t(msg.t_us, now)
             self.errors.append(msg)
-            out.append(self._status("error", f"hub: {msg.text or msg.code_name} ({msg.code_name})"))
+            self.stats.errors += 1
+            out.append(self._status("error", f"hub: {clean(msg.text) or msg.code_name} ({msg.code_name})"))
         elif isinstance(msg, p.Raw):
             self._t(msg.t_us, now)
             for sw, raw in msg.values:

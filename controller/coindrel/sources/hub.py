@@ -18,6 +18,7 @@ from ..config import ConfigError, Section
 from ..hub import protocol as p
 from ..hub.channelmap import ChannelMap, ChannelMapError, load_channel_map
 from ..hub.link import HubLink, LinkError
+from ..hub.text import clean
 from .base import BoardSource, Calibrating, Capabilities, Clock, RawStreaming, Snapshot, SourceError
 
 DEFAULT_URL = "/dev/coindrel-hub"
@@ -105,6 +106,18 @@ class HubSource(BoardSource, Calibrating, RawStreaming):
         except LinkError as e:
             raise SourceError(f"hub: {e}") from None
 
+    def hub_position(self, ev):
+        """The ``HubPosition`` (hub boot and frame number) of a board event this
+        source emitted: journal it with the event; give the last durable one
+        back as ``HubSource(..., resume_after=pos)`` after a restart, and the hub
+        sends again everything after it. None when the hub gave no position."""
+        return self.link.position_of(ev) if self.link else None
+
+    @property
+    def losses(self) -> list:
+        """``HubLoss`` records: board events the hub could no longer give back."""
+        return self.link.losses if self.link else []
+
     def board_time(self) -> float:
         t = super().board_time()
         return max(t, self.link.tracker.board_t) if self.link else t
@@ -139,7 +152,7 @@ class HubSource(BoardSource, Calibrating, RawStreaming):
             mask |= 1 << e
         ack = await self._ask(p.Outputs(mask, p.NO_DROP if drop is None else drop, pulse_ms), wait_connected=0)
         if ack.status != p.OK:
-            raise SourceError(f"hub: {ack.text or p.ACK_STATUS.get(ack.status, ack.status)}")
+            raise SourceError(f"hub: {clean(ack.text) or p.ACK_STATUS.get(ack.status, ack.status)}")
 
     # -- calibration (coindrel hub calibrate / calibration get|set) -------------------
     async def calibration(self) -> p.Calibration:
@@ -152,8 +165,8 @@ class HubSource(BoardSource, Calibrating, RawStreaming):
                               save: bool = True) -> str:
         ack = await self._ask(p.CalSet(save, hyst, beam_filter, hall_filter, tuple(halls)), wait_connected=0)
         if ack.status != p.OK:
-            raise SourceError(f"hub refused the calibration: {ack.text or p.ACK_STATUS.get(ack.status, ack.status)}")
-        return ack.text
+            raise SourceError(f"hub refused the calibration: {clean(ack.text) or p.ACK_STATUS.get(ack.status, ack.status)}")
+        return clean(ack.text)
 
     async def raw_stream(self, interval_ms: int = 50) -> AsyncIterator[tuple[float, dict[str, int]]]:
         """(board time, {label: raw}) every ``interval_ms`` until the iterator is closed."""
@@ -162,7 +175,7 @@ class HubSource(BoardSource, Calibrating, RawStreaming):
         try:
             ack = await self._ask(p.RawStream(interval_ms), wait_connected=0)
             if ack.status != p.OK:
-                raise SourceError(f"hub: {ack.text}")
+                raise SourceError(f"hub: {clean(ack.text)}")
             while True:
                 raw = await q.get()
                 yield (max(0, raw.t_us + link.tracker.offset_us) / 1e6,

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections import deque
 
+REPLAY_CAPACITY = 1536  # events kept for a resume, as the firmware's replay ring
+
 from ..events import EntryEvent, SwitchEvent
 from ..hub import protocol as p
 from ..hub.channelmap import load_channel_map
@@ -47,6 +49,9 @@ class WireHub:
         self.outbox: deque[bytes] = deque()
         self.decoder = p.Decoder("pi")
         self.seq = 0
+        self.fnum = 0  # frame number since boot (seq is its low half): events keep theirs in the ring
+        self.ring: deque = deque(maxlen=REPLAY_CAPACITY)  # (frame number, message) of the latest events
+        self.evicted_num = -1
         self.boots = 0
         self.boot_id = self._boot_id()
         self.boot_time = 0.0
@@ -111,6 +116,11 @@ class WireHub:
     def _frame(self, msg) -> None:
         line = p.encode(msg, self.seq)
         self.seq = (self.seq + 1) & 0xFFFF
+        if isinstance(msg, (p.Beam, p.Hall, p.Error)) and not isinstance(msg, p.Replay):
+            if len(self.ring) == self.ring.maxlen:
+                self.evicted_num = self.ring[0][0]
+            self.ring.append((self.fnum, msg))
+        self.fnum += 1
         self.last_sent = self.board.now
         if self.drop_count > 0 or (self.drop_p and self.rng.chance(self.drop_p)):
             self.drop_count = max(0, self.drop_count - 1)
@@ -166,6 +176,9 @@ class WireHub:
         self.boot_id = self._boot_id()
         self.boot_time = t
         self.seq = 0
+        self.fnum = 0
+        self.ring.clear()
+        self.evicted_num = -1
         self.last_us = 0
         self.lost_pending = 0
         self.rx_bad = self.rx_text = self.reported_bad = self.reported_text = 0
@@ -254,7 +267,11 @@ class WireHub:
 
     def _command(self, req: int, msg) -> None:
         if isinstance(msg, p.HelloReq):
+            self.raw_interval = 0.0  # a new connection: whoever asked for a raw stream is gone
+            self.raw_token += 1
             self._send(self._hello(req))
+        elif isinstance(msg, p.Resume):
+            self._resume(req, msg)
         elif isinstance(msg, p.SnapshotReq):
             self._send(self.snapshot_msg(req))
         elif isinstance(msg, p.CalGet):
@@ -279,6 +296,22 @@ class WireHub:
             self._send(p.Ack(req, msg.type_code, p.BAD_REQUEST, msg.reason[:120]))
         else:
             self._send(p.Ack(req, getattr(msg, "TYPE", 0), p.UNKNOWN_COMMAND, f"{msg.NAME} is not a command"))
+
+    def _resume(self, req: int, msg) -> None:
+        """Every kept event after the position asked for, again (PROTOCOL.md, Resume)."""
+        flags, after = 0, msg.after
+        if msg.after is not None and msg.boot_id != self.boot_id:
+            flags, after = 1, -1
+        todo = [] if after is None else [(n, m) for n, m in self.ring if n > after]
+        if after is not None and self.evicted_num > after:
+            flags |= 2
+        oldest, oldest_t = (self.ring[0][0], self.ring[0][1].t_us) if self.ring else (p.NOTHING, 0)
+        if self.lost_pending:
+            n, self.lost_pending = self.lost_pending, 0
+            self._frame(p.Lost(self.t_us(), n, "queue"))
+        self._send(p.Resumed(req, self.t_us(), self.fnum, flags, len(todo), oldest, oldest_t, 0))
+        for n, m in todo:
+            self._send(p.Replay(n, m))
 
     def _calset(self, req: int, msg) -> None:
         """Checked as the firmware checks it (coindrel_hub/calib.py): a bad

@@ -3,7 +3,12 @@
 import struct
 from binascii import a2b_base64
 
+import picotime
 from coindrel_hub import proto
+
+_us = picotime._us
+_diff = picotime._diff
+_hw = picotime.hw
 
 POS = ("L", "R", "mid", "none")
 
@@ -19,7 +24,22 @@ def decode(line):
     n = len(raw) - 2
     assert proto.crc16(raw, n) == raw[n] | (raw[n + 1] << 8), "crc"
     typ, seq = raw[0], raw[1] | (raw[2] << 8)
-    b = raw[3:n]
+    return _body(typ, seq, raw[3:n])
+
+
+def _body(typ, seq, b):
+    if typ == proto.REPLAY:
+        num = struct.unpack_from("<I", b, 0)[0]
+        name, _s, f = _body(b[4], seq, b[5:])
+        f["num"] = num
+        f["inner"] = name
+        return "replay", seq, f
+    if typ == proto.RESUMED:
+        req = struct.unpack_from("<H", b, 0)[0]
+        num, flags, replayed, oldest = struct.unpack_from("<IBHI", b, 10)
+        undelivered = struct.unpack_from("<I", b, 29)[0]
+        return "resumed", seq, {"req": req, "t": _t(b, 2), "num": num, "flags": flags, "replayed": replayed,
+                                "oldest": oldest, "oldest_t": _t(b, 21), "undelivered": undelivered}
     if typ == proto.HELLO:
         req, ver = struct.unpack_from("<HB", b, 0)
         hb = struct.unpack_from("<HHHBBB", b, 23)
@@ -69,26 +89,70 @@ def command(typ, seq, body=b""):
 
 
 class FakeIO:
-    # The USB serial port: tests push command lines in and read frames out.
+    # The USB serial port as MicroPython's rp2 port behaves (shared/tinyusb
+    # mp_usbd_cdc.c): with no host (DTR low) the port reports room and writes
+    # vanish; with a host, a write that does not fit waits the TX timeout
+    # (500 ms) and then takes what fits. Tests push command lines into
+    # `inbox`, set `dtr`, give the host's reading pace with `room` (bytes the
+    # TX buffer will still take; None: always room) and read frames out.
+    TX_TIMEOUT_US = 500000
+
     def __init__(self):
         self.inbox = bytearray()
-        self.lines = []
-        self.writable = True
+        self.stream = bytearray()
+        self.dtr = True
+        self.room = None
+        self.vanished = 0  # bytes written with no host
+        self.partial = 0  # writes that took only part
+        self.writable = True  # False: the TX buffer is full (as room = 0)
 
     def read(self):
-        if not self.inbox:
-            return None
-        data = bytes(self.inbox)
-        self.inbox = bytearray()
+        t0 = _us()
+        data = None
+        if self.inbox:
+            data = bytes(self.inbox)
+            self.inbox = bytearray()
+        h = _hw
+        h[0] += _diff(_us(), t0)
+        h[1] += 30  # picotime.USB_POLL
+        h[2] += 1
         return data
 
+    def host(self):
+        return self.dtr
+
     def can_write(self):
-        return self.writable
+        t0 = _us()
+        r = (not self.dtr) or (self.writable and (self.room is None or self.room > 0))
+        h = _hw
+        h[0] += _diff(_us(), t0)
+        h[1] += 30  # picotime.USB_POLL
+        h[2] += 1
+        return r
 
     def write(self, data):
-        self.lines.append(bytes(data))
+        t0 = _us()
+        cost = 150  # picotime.USB_WRITE
+        n = len(data)
+        if not self.dtr:
+            self.vanished += n
+        else:
+            room = 0 if not self.writable else self.room
+            if room is not None and n > room:
+                cost += self.TX_TIMEOUT_US * 10  # blocked for the TX timeout, then what fits
+                n = room
+                self.partial += 1
+            if room is not None:
+                self.room = room - n if self.writable else self.room
+            self.stream += data[:n]
+        h = _hw
+        h[0] += _diff(_us(), t0)
+        h[1] += cost
+        h[2] += 1
+        return n
 
     def take(self):
-        out = [decode(l) for l in self.lines]
-        self.lines = []
-        return out
+        end = self.stream.rfind(b"\n") + 1
+        lines = bytes(self.stream[:end]).split(b"\n")[:-1] if end else []
+        self.stream = self.stream[end:]
+        return [decode(l + b"\n") for l in lines]

@@ -1,6 +1,13 @@
 # Fake machine module for running the hub firmware under the unix MicroPython.
 # Pin levels live in one table; simulated devices (the 74HC165 chain, the hall
 # muxes) listen to pin changes and drive the pins and ADCs the firmware reads.
+# Each call the firmware makes is timed and charged as the real call's cost
+# (picotime), so the simulated chips behind a pin cost the firmware nothing.
+import picotime
+
+_us = picotime._us
+_diff = picotime._diff
+_hw = picotime.hw
 _levels = {}
 _listeners = {}
 _adc = {}
@@ -28,6 +35,8 @@ def set_adc(pin, fn):
 
 
 def clear():
+    global _wdt
+    _wdt = None
     _levels.clear()
     _listeners.clear()
     _adc.clear()
@@ -51,9 +60,16 @@ class Pin:
             set_level(self.id, value)
 
     def value(self, v=None):
+        t0 = _us()
         if v is None:
-            return level(self.id)
-        set_level(self.id, v)
+            r = level(self.id)
+        else:
+            r = set_level(self.id, v)
+        h = _hw
+        h[0] += _diff(_us(), t0)
+        h[1] += 30  # picotime.PIN_US
+        h[2] += 1
+        return r
 
     def on(self):
         set_level(self.id, 1)
@@ -70,8 +86,13 @@ class ADC:
         self.pin = pin if isinstance(pin, int) else pin.id
 
     def read_u16(self):
+        t0 = _us()
         v = _adc.get(self.pin, 0)
         v = v() if callable(v) else v
+        h = _hw
+        h[0] += _diff(_us(), t0)
+        h[1] += 50  # picotime.ADC_US
+        h[2] += 1
         return (v << 4) | (v >> 8)  # 12-bit reading scaled to 16 bits as the rp2 port does
 
 
@@ -80,7 +101,13 @@ class _Mem:
         self.d = {}
 
     def __getitem__(self, a):
-        return self.d.get(a, 0)
+        t0 = _us()
+        v = self.d.get(a, 0)
+        h = _hw
+        h[0] += _diff(_us(), t0)
+        h[1] += 10  # picotime.MEM_US
+        h[2] += 1
+        return v
 
     def __setitem__(self, a, v):
         if a == 0x50200008:  # PIO0 FDEBUG: write 1 to clear
@@ -104,6 +131,42 @@ def reset():
     global resets
     resets += 1
     raise ResetCalled()
+
+
+class WDT:
+    # The watchdog: not fed within `timeout` ms of the fake clock, it resets
+    # the hub (machine.reset). The harness calls check() after every pass.
+    last = None
+
+    def __init__(self, id=0, timeout=5000):
+        import faketime
+
+        global _wdt
+        self._ft = faketime
+        self.timeout_us = timeout * 1000
+        self.fed = faketime.now_us
+        _wdt = self
+
+    def feed(self):
+        self.fed = self._ft.now_us
+
+
+_wdt = None
+
+
+def wdt_check():
+    w = _wdt
+    if w is not None and w._ft.now_us - w.fed > w.timeout_us:
+        reset()
+
+
+class Timer:
+    def __init__(self, id=-1, period=1000, callback=None, mode=1):
+        self.period = period
+        self.callback = callback
+
+    def deinit(self):
+        self.callback = None
 
 
 def freq(hz=None):

@@ -5,6 +5,8 @@ import sys
 
 
 def run(g):
+    if "--import" in sys.argv:
+        return  # imported by a debugging or benchmark script: run nothing
     names = sys.argv[1:] or sorted(k for k in g if k.startswith("test_"))
     failed = 0
     for name in names:

@@ -124,7 +124,7 @@ class StateMachine:
         self.id = id
         self.prog = prog
         self.freq = freq
-        self.cycle_us = 1000000 / freq
+        self.cycle_ns = 1000000000 // freq
         self.set_pin = set_base.id if set_base is not None else None
         self.side_pin = sideset_base.id if sideset_base is not None else None
         self.in_pin = in_base.id if in_base is not None else None
@@ -218,7 +218,7 @@ class StateMachine:
         elif moved:
             self.pc = self.prog.wrap_target if self.pc == self.prog.wrap else self.pc + 1
         self.cycles += cycles
-        faketime.advance(cycles * self.cycle_us)
+        faketime.advance_ns(cycles * self.cycle_ns)
 
     def run_us(self, us):
         # Run the program for `us` microseconds of simulated time.
@@ -229,23 +229,28 @@ class StateMachine:
 
 class HC165Chain:
     # A chain of 74HC165s: register 1's QH drives the data pin. inputs[r] is
-    # register r+1's eight input levels (bit 0 = input A).
+    # register r+1's eight input levels (bit 0 = input A). The shift register
+    # is one int (bit 0 = QH) so simulating it never allocates.
     def __init__(self, load, clock, data, registers=3):
         self.load = load
         self.data = data
+        self.n = 8 * registers
         self.inputs = [0] * registers
-        self.bits = [0] * (8 * registers)
+        self.shift = 0
         machine.listen(load, self._on_load)
         machine.listen(clock, self._on_clock)
         self._load_now()
 
     def _load_now(self):
-        bits = []
+        # QH first: register 1 input H, G, ..., A, then register 2 input H, ...
+        v = 0
+        k = 0
         for r in self.inputs:
-            for k in range(7, -1, -1):
-                bits.append((r >> k) & 1)
-        self.bits = bits
-        machine.set_level(self.data, bits[0])
+            for b in range(7, -1, -1):
+                v |= ((r >> b) & 1) << k
+                k += 1
+        self.shift = v
+        machine.set_level(self.data, v & 1)
 
     def _on_load(self, v):
         if v == 0:
@@ -253,5 +258,5 @@ class HC165Chain:
 
     def _on_clock(self, v):
         if v == 1 and machine.level(self.load) == 1:
-            self.bits = self.bits[1:] + [0]
-            machine.set_level(self.data, self.bits[0])
+            self.shift >>= 1
+            machine.set_level(self.data, self.shift & 1)
