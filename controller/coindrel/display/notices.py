@@ -107,7 +107,8 @@ def mismatch_view(report, *, findings=None, facts: tuple[str, ...] = (), options
     )
 
 
-def _seen(ev) -> str:
+def seen_text(ev) -> str:
+    """An event as a player reads it: "exit 4", "entry 2", "R3S2 going L"."""
     kind = getattr(ev, "kind", "")
     if kind == "exit":
         return f"exit {ev.exit + 1}"
@@ -121,7 +122,7 @@ def _seen(ev) -> str:
 def stray_view(report, facts: tuple[str, ...] = (), options=NOTICE_OPTIONS) -> DiagnosisView:
     """A coin (or a hand) while no drop was falling: what was seen, ``facts``
     (e.g. that the match is over), and why."""
-    seen = [_seen(e) for e in getattr(report, "events", ())]
+    seen = [seen_text(e) for e in getattr(report, "events", ())]
     more = f" and {len(seen) - 4} more" if len(seen) > 4 else ""
     fact = f"Seen: {', '.join(seen[:4]) or 'the board'}{more}, while no drop was falling."
     found = said(getattr(report, "diagnosis", ())) or ("A hand in the board, or a coin put in an exit.",)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
+from ..display.notices import seen_text
+
 from ..display import (
     ConnectionView,
     DiagnosisView,
@@ -211,7 +213,7 @@ class TableFlow(MenuModes, MatchModes):
                 # the belief follows the board into the journal, or a restart would forget it
                 belief = BoardState.parse(report.state, self.geometry)
                 if belief.codes != m.board.codes:
-                    where = ", ".join(_label(e) for e in report.events[:3]) or "the board"
+                    where = ", ".join(seen_text(e) for e in report.events[:3]) or "the board"
                     m.set_board(belief, f"changed outside a drop: {where}", now)
             return
         coin_mode, self.coin_mode = self.coin_mode or self.mode, None
@@ -526,13 +528,3 @@ def _board_problem(steps: list[HandStep]) -> str:
         return "Holes: take out " + ", ".join(take_out) + ", then press."
     return "Put back " + ", ".join(put_back) + " (no Holes), then press."
 
-
-def _label(ev) -> str:
-    kind = getattr(ev, "kind", "")
-    if kind == "exit":
-        return f"exit {ev.exit + 1}"
-    if kind == "entry":
-        return f"entry {ev.entry + 1}"
-    if kind == "switch":
-        return f"{ev.switch} {ev.pos}"
-    return kind or "the board"
