@@ -24,35 +24,46 @@ a scrolling view can scroll.
 (luma.oled, luma.emulator) is imported when the device is opened.
 """
 
-from .device import DeviceOpener, DisplayConfig
-from .from_match import match_result_view, match_view, reveal_view, round_result_view
-from .port import Display, display_from_config, open_display
-from .notices import mismatch_view, notice_text, revision_view, stray_view
-from .render import DEFAULT_SIZE, page_count, render, text_lines
-from .texts import rules_text, rules_view
-from .views import (
-    VIEW_TYPES,
-    ConnectionView,
-    DiagnosisView,
-    HistoryItem,
-    HistoryView,
-    LessonView,
-    MatchResultView,
-    MatchView,
-    MenuItem,
-    MenuView,
-    MessageView,
-    NameEntryView,
-    RevealView,
-    RoundResultView,
-    TextView,
-)
-from .widgets import exit_cells
+import importlib
+import sys
+import types
 
-__all__ = [
-    "DeviceOpener", "Display", "DisplayConfig", "display_from_config", "open_display", "match_view", "reveal_view", "round_result_view",
-    "match_result_view", "rules_text", "rules_view", "DEFAULT_SIZE", "VIEW_TYPES", "ConnectionView", "DiagnosisView", "HistoryItem", "HistoryView", "LessonView",
-    "MatchResultView", "MatchView", "MenuItem", "MenuView", "MessageView", "NameEntryView", "RevealView",
-    "RoundResultView", "TextView", "exit_cells", "render", "text_lines", "page_count", "mismatch_view", "stray_view",
-    "revision_view", "notice_text",
-]
+# Loaded on first use: the views are pure data, and ``import
+# coindrel.table.flow`` must not pull in Pillow, luma or a thread pool.
+_WHERE = {
+    "DeviceOpener": "device", "DisplayConfig": "device",
+    "match_result_view": "from_match", "match_view": "from_match", "reveal_view": "from_match",
+    "round_result_view": "from_match",
+    "Display": "port", "display_from_config": "port", "open_display": "port",
+    "mismatch_view": "notices", "notice_text": "notices", "revision_view": "notices", "stray_view": "notices",
+    "DEFAULT_SIZE": "render", "page_count": "render", "render": "render", "text_lines": "render",
+    "rules_text": "texts", "rules_view": "texts", "exit_cells": "widgets",
+    **{name: "views" for name in (
+        "VIEW_TYPES", "ConnectionView", "DiagnosisView", "HistoryItem", "HistoryView", "LessonView", "MatchResultView",
+        "MatchView", "MenuItem", "MenuView", "MessageView", "NameEntryView", "RevealView", "RoundResultView", "TextView")},
+}
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _Package(types.ModuleType):
+    """``coindrel.display.render`` is the function, also once the submodule of
+    that name is loaded (the import system would set the module there)."""
+
+    @property
+    def render(self):
+        from .render import render
+
+        return render
+
+    @render.setter
+    def render(self, module) -> None:
+        pass  # the submodule stays reachable as sys.modules["coindrel.display.render"]
+
+
+sys.modules[__name__].__class__ = _Package
+__all__ = sorted(_WHERE)

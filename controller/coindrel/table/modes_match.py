@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..display import DEFAULT_SIZE, DiagnosisView, MessageView, page_count
+from ..display import DiagnosisView, MessageView
 from ..engine import PHASE_REVEAL, PHASE_TURN, EngineError
 from ..buttons import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from . import effects as fx
@@ -20,7 +20,7 @@ HINT_SECONDS = 8.0
 
 
 class MatchModes:
-    panel_size = DEFAULT_SIZE  # the daemon sets its display's: notices page by what fits on it
+    panel_size = (128, 64)  # the daemon sets its display's: notices page by what fits on it
 
     def _act_reveal(self, action: str, now: float) -> None:
         if action in (SELECT, HOLD_SELECT):
@@ -48,7 +48,7 @@ class MatchModes:
         """A button on a passing note: a paged one (a coin outside a drop)
         turns its pages and stays up while it is read; else the note goes."""
         note = self.note
-        pages = page_count(note, self.panel_size) if isinstance(note, DiagnosisView) else 1
+        pages = _pages(note, self.panel_size) if isinstance(note, DiagnosisView) else 1
         if pages > 1:  # more to read: the knob reads on
             note, choice = turn_notice(note, action, pages)
             if choice is None:
@@ -132,7 +132,7 @@ class MatchModes:
         # The knob reads the explanation a page at a time, then moves through
         # the choices; a press on the words goes to the choices; back is "Board is right".
         d = self.diagnosis
-        d2, choice = turn_notice(d, action, page_count(d, self.panel_size))
+        d2, choice = turn_notice(d, action, _pages(d, self.panel_size))
         if choice is None:
             self.diagnosis = d2
             return
@@ -264,3 +264,11 @@ class MatchModes:
             self._emit(fx.DROP, "", entry)
         else:
             self._emit(fx.LED, "blink", entry)
+
+
+def _pages(view, size) -> int:
+    """How many pages a notice takes on the panel (the renderer's fonts say;
+    loaded only when a notice is paged, so the flow itself stays pure)."""
+    from ..display.render import page_count
+
+    return page_count(view, size)
