@@ -72,6 +72,12 @@ def run(args) -> int:
     players = tuple(n.strip() for n in args.players.split(","))
     if len(names) != 2 or len(players) != 2:
         raise EngineError("--names and --players each take two values separated by a comma")
+    if names[0] == names[1] or not all(names):
+        raise EngineError(f"--names {args.names}: the two players need two different, non-empty names")
+    if "keyboard" in players and (args.fast or not sys.stdin.isatty()):
+        why = "--fast runs on virtual time, faster than a person can play" if args.fast else "standard input is not a terminal"
+        raise EngineError(f"--players {args.players}: a keyboard player needs a terminal and real time ({why}); "
+                          "run it in a terminal without --fast, or choose computer players")
     if args.display in ("capture", "gifanim") and not args.out:
         raise EngineError(f"--display {args.display} needs --out (a folder of PNGs, or the GIF's path)")
     if args.until is not None and not args.until > 0:

@@ -22,6 +22,9 @@ def load(path: str | Path | Iterable[str]) -> ObservationLog:
             raise EngineError(f"{p}: no such observation log; give the path of a log written by the controller or coindrel virtual-board --log")
         if p.is_dir():
             raise EngineError(f"{p} is a folder; give the observation log file inside it")
+        if not p.is_file():  # /dev/zero or a named pipe would be read for ever
+            raise EngineError(f"{p}: not a regular file (a device or a pipe); give an observation log file, "
+                              "or - to read one from standard input")
         try:
             return read_log(p)
         except UnicodeDecodeError:

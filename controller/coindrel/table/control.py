@@ -38,8 +38,8 @@ log = logging.getLogger("coindrel.control")
 SOCKET_NAME = "control.sock"
 DEFAULT_DIR = Path("/run/coindrel")
 MAX_LINE = 64 * 1024  # bytes: a request is a few dozen
-MAX_CLIENTS = 16
-IDLE = 60.0  # seconds a client may stay silent mid-conversation
+MAX_CLIENTS = 64
+IDLE = 5.0  # seconds a client may stay silent: idle clients cannot lock the others out
 BUTTONS = {"select": SELECT, "back": BACK, "left": PREV, "right": NEXT, "hold": HOLD_SELECT}
 COMMANDS = ("status", "new-match", "press")
 

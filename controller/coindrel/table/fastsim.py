@@ -279,4 +279,5 @@ def mismatch_text(report, view) -> str:
     what the board did against what was expected, every explanation."""
     from ..display import notice_text
 
-    return notice_text(view, head=f"Mismatch at drop {report.drop}:" if report.drop is not None else None)
+    drop = view.drop if getattr(view, "drop", None) is not None else report.drop  # the match's count
+    return notice_text(view, head=f"Mismatch at drop {drop}:" if drop is not None else None)

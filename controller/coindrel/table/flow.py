@@ -40,7 +40,7 @@ from ..display import (
     rules_text,
     stray_view,
 )
-from ..engine import PHASE_FALLING, PHASE_REVEAL, BoardState, EngineError, Geometry, Match, MatchSetup, entry_label
+from ..engine import PHASE_FALLING, PHASE_REVEAL, PHASE_TURN, BoardState, EngineError, Geometry, Match, MatchSetup, entry_label
 from ..events import EntryEvent, SwitchEvent
 from . import effects as fx
 from .effects import Effect
@@ -50,6 +50,7 @@ from .restore import Hand, HandStep, holes_steps, restore_steps
 from .setupmenu import Choices, SetupMenu
 
 NOTE_SECONDS = 5.0  # how long a note (a stray coin, a hint) stays over the match screen
+DROP_AGAIN = 6.0  # seconds after which a dropper coin nobody saw go in is dropped again
 REVEAL_STEP = 0.12  # seconds per exit value in the reveal animation
 OPPONENTS = ("person", "easy", "medium", "hard")
 IN_TURN = ("turn", "reveal", "mismatch")  # modes in which a coin is the drop the table waits for
@@ -99,6 +100,7 @@ class TableFlow(MenuModes, MatchModes):
         self.coin_mode: str | None = None  # the mode the table was in when the falling coin went in
         self.falling_entry: int | None = None  # where the coin now falling went in (None: not seen)
         self.falling_since = 0.0
+        self.dropped_t = float("-inf")  # when the dropper last fired
         self.diagnosis: DiagnosisView | None = None
         self.restore: list[HandStep] = []
         self.restore_coins: tuple[BoardState, BoardState] | None = None
@@ -352,9 +354,23 @@ class TableFlow(MenuModes, MatchModes):
                     self.keyed_entry = forced
                 else:
                     self._emit(fx.DROP if self.has_dropper else fx.LED, "blink", forced)
+                    self.dropped_t = now
             if self._computer_to_move():
                 self.computer_turn(now)
+            self._drop_again(now)
         self._settle(now)
+
+    def _drop_again(self, now: float) -> None:
+        """The dropper's coin was never seen (it fell while the hub was away,
+        or the coin jammed in the dropper): drop again, as a person would."""
+        m = self.match
+        if not self.has_dropper or self.keyed or m.phase != PHASE_TURN or not self.link_up:
+            return
+        entry = m.forced_entry if m.forced_entry is not None else (
+            self.computer.entry if self.computer is not None and self._computer_to_move() else None)
+        if entry is not None and now - max(self.dropped_t, self.link_since) >= DROP_AGAIN:
+            self._emit(fx.DROP, "", entry)
+            self.dropped_t = now
 
     def _settle(self, now: float) -> None:
         """Keep the screen's mode and the match's phase in step, whatever

@@ -262,6 +262,7 @@ class MatchModes:
             self.play_keyed(entry, now)
         elif self.has_dropper:
             self._emit(fx.DROP, "", entry)
+            self.dropped_t = now
         else:
             self._emit(fx.LED, "blink", entry)
 
