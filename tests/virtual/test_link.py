@@ -49,14 +49,28 @@ async def read_through_link(server, out, want=None):
     await source.start()
     events = []
     it = source.events().__aiter__()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + HANG
+    pending = None
     try:
         while True:
             if server.finished.is_set():
                 wanted = want(out) if want else len(out.events)
                 if sum(1 for e in events if e.kind != "status") >= wanted:
                     break
-            events.append(await asyncio.wait_for(it.__anext__(), HANG))
+            # the reader can catch up with the hub before the hub says it has finished: wait for the next
+            # event or for the hub to finish, whichever comes first, never for an event that is not coming
+            if pending is None:
+                pending = asyncio.ensure_future(it.__anext__())
+            done, _ = await asyncio.wait({pending}, timeout=0.05)
+            if done:
+                events.append(pending.result())
+                pending = None
+            elif loop.time() > deadline:
+                raise TimeoutError("the link hung: no event and the hub never finished")
     finally:
+        if pending is not None:
+            pending.cancel()
         await source.close()
     return events
 
