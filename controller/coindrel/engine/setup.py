@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 from .core import MatchError
@@ -53,19 +54,19 @@ class MatchSetup:
         )
 
 
-@dataclass(frozen=True)
-class TurnResult:
-    player: int  # 1 or 2
-    entry: int  # 0-based
-    round: int  # 1..4, the round the drop was made in
-    exits: tuple[int, ...]
-    points: int
-    round_scores: tuple[int, int]
-    totals: tuple[int, int]
-    last_drop: bool  # after this drop the other player is owed the last drop
-    over: bool
-    forced_entry: int | None = None  # the clock chose this entry
-    board: str = ""
+_TURN_FIELDS = ("player", "entry", "round", "exits", "points", "round_scores", "totals", "last_drop", "over",
+                "forced_entry", "board")
+
+
+class TurnResult(namedtuple("TurnResult", _TURN_FIELDS, defaults=(None, ""))):
+    """What one drop did: ``player`` 1 or 2, ``entry`` 0-based, ``round`` 1..4
+    (the round the drop was made in), ``exits`` sorted, ``points``,
+    ``round_scores`` and ``totals`` after it, ``last_drop`` (the other player
+    is now owed the last drop), ``over``, ``forced_entry`` (the clock chose
+    it) and ``board`` (the text after it). A named tuple: a match makes one per
+    drop, so it is built in one step."""
+
+    __slots__ = ()
 
     def to_json(self) -> dict:
         """The vectors' turn shape."""
