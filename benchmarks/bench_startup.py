@@ -25,6 +25,9 @@ import time
 
 BOARD = "lLLLLLLL/loLLLoL/LLLLLLLL/LLoLoLL/LLLLLLLL"
 PY = sys.executable
+# As installed: byte code cached (pip compiles it at install time). A shell
+# that sets PYTHONDONTWRITEBYTECODE would have every run compile every module.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def coindrel_command() -> list[str]:
@@ -47,7 +50,8 @@ def commands() -> dict[str, list[str]]:
 
 def wall(argv: list[str]) -> float:
     t = time.perf_counter()
-    subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
+                   env=ENV)
     return time.perf_counter() - t
 
 
@@ -62,7 +66,7 @@ def import_ms(argv: list[str], runs: int = 5) -> tuple[float, set[str]]:
 
 
 def _import_once(argv: list[str]) -> tuple[float, set[str]]:
-    env = dict(os.environ, PYTHONPROFILEIMPORTTIME="1")
+    env = dict(ENV, PYTHONPROFILEIMPORTTIME="1")
     proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           text=True, env=env)
     total, names = 0.0, set()

@@ -3,25 +3,22 @@
 from __future__ import annotations
 
 from collections import namedtuple
-from dataclasses import dataclass
-
-from .core import MatchError
+from .core import Frozen, MatchError
 from .rounds import Variants, check_values
 
 
-@dataclass(frozen=True)
-class MatchSetup:
-    players: tuple[str, str] = ("Player 1", "Player 2")
-    variants: Variants = Variants()
-    seed: int = 0
-    clock: float | None = None  # seconds per turn; None: no clock
-    start: str | None = None  # board text; None: seeded random pads
-    values: tuple | None = None  # replaces the round tables (e.g. from a vector)
-    board: str = "standard"
+class MatchSetup(Frozen):
+    """``players``; ``variants``; ``seed``; ``clock``: seconds per turn (None:
+    no clock); ``start``: board text (None: seeded random pads); ``values``:
+    replaces the round tables (e.g. from a vector); ``board``: the geometry."""
 
-    def __post_init__(self) -> None:
+    __slots__ = _fields = ("players", "variants", "seed", "clock", "start", "values", "board")
+    _defaults = {"players": ("Player 1", "Player 2"), "variants": Variants(), "seed": 0, "clock": None,
+                 "start": None, "values": None, "board": "standard"}
+
+    def _check(self) -> None:
         if self.values is not None:
-            object.__setattr__(self, "values", check_values(self.values))
+            self._set("values", check_values(self.values))
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise MatchError(f"the match seed must be a whole number, not {self.seed!r}")
         if self.clock is not None and (not isinstance(self.clock, (int, float)) or self.clock <= 0):
