@@ -18,7 +18,7 @@ from coindrel.sources.hub import HubSource
 
 
 def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 30))
+    return asyncio.run(asyncio.wait_for(coro, 120))
 
 
 async def started(hub_path, **kw):
