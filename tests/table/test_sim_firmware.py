@@ -36,8 +36,9 @@ def micropython_or_skip():
 
 def sim(tmp_path, name, *args):
     out = tmp_path / f"{name}.json"
+    # --until bounds a run that cannot finish (a match is about 70 s of board time)
     r = subprocess.run([sys.executable, "-m", "coindrel", "sim", "--fast", "--players", "greedy,random",
-                        "--result", str(out), *args], capture_output=True, text=True, timeout=900, cwd=tmp_path)
+                        "--until", "600", "--result", str(out), *args], capture_output=True, text=True, timeout=900, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     return json.loads(out.read_text()), r.stdout
 
@@ -81,7 +82,7 @@ def test_the_firmware_really_rebooted_and_the_link_resynced(tmp_path):
     opts = SimOptions(display="text", faults=("hub_reset,t=40",))
     script = parse_script('{"t": 20, "unplug": 3}\n', standard_geometry())
     rig = FirmwareRig(opts, script, state_dir=str(tmp_path / "state"))
-    out = asyncio.run(rig.run(wall_limit=600))
+    out = asyncio.run(rig.run(until=600, wall_limit=600))
     assert out.errors == []
     assert rig.players.finished.is_set() and out.matches and out.matches[-1].over
     assert rig.wire.boots == 3, "the first boot, after the unplug, after the reset"

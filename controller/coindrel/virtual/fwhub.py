@@ -67,6 +67,7 @@ class FirmwareWire:
         self.binary = micropython_binary()
         self.firmware = firmware_dir()
         self.dir = state_dir or tempfile.mkdtemp(prefix="coindrel-fw-")
+        os.makedirs(self.dir, exist_ok=True)
         self.cal_path = os.path.join(self.dir, "coindrel_cal.json")  # the Pico's flash: kept across boots
         self._write_calibration()
         self.wired_halls = sorted(h.switch for h in self.cm.halls)
