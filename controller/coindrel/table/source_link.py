@@ -1,0 +1,115 @@
+"""The table and its board source: the events it sends, the switch positions
+a snapshot shows (compared with the believed board after every connect,
+``resync.py``), and picking a match up again after a restart (the journal's
+open drop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from ..engine import BoardState, EngineError
+from ..engine.core import HOLE
+from ..events import EntryEvent, StatusEvent
+
+log = logging.getLogger("coindrel.table")
+
+
+class SourceMixin:
+    """Part of ``daemon.Table``."""
+
+    # -- resuming after a restart ------------------------------------------------------------
+
+    def resume(self, recovery) -> None:
+        """Carry on with a match recovered from the journal after a restart."""
+        for message in recovery.messages:
+            log.warning("%s", message)
+        if recovery.match is None:
+            return
+        self.offset = recovery.time_offset(self._clock())
+        self._last_now = recovery.last_t or self._last_now
+        self.journal = recovery.journal
+        match = recovery.match
+        if match.over:
+            self.store.finish(self.journal, match)
+            self.journal = None
+            return
+        self.flow.begin(match, self.now(), resumed=True)
+        self._apply_effects()
+        self._replay_open_drop(recovery.records)
+
+    def _replay_open_drop(self, records) -> None:
+        """Board events after the last reconciled drop belong to a drop still
+        open when the table stopped: the new reconciler hears them again, so
+        that drop is reconciled (and scored) when the rest of it comes."""
+        from ..events import event_from_json
+
+        last = max((i for i, r in enumerate(records) if r.kind == "verdict"), default=-1)
+        pending = [event_from_json(r.data) for r in records[last + 1:] if r.kind == "ev"]
+        self.flow.falling_since = self.now()
+        entries = [ev.entry for ev in pending if isinstance(ev, EntryEvent)]
+        if entries:
+            self.flow.falling_entry = entries[0]
+        if not pending or self.reconciler is None:
+            return
+        for ev in pending:
+            if not isinstance(ev, StatusEvent):
+                self._diagnose(ev)
+        self.board_offset = pending[-1].t - self._clock()
+        self.last_board_t = max(self.last_board_t, pending[-1].t)
+        # its coins may have fallen on while the table was down: it is closed
+        # only once the snapshot has been compared with it (resync.py)
+        self.awaiting_board = self.halls_known and hasattr(self.source, "snapshot")
+
+    # -- the board's switches ----------------------------------------------------------------
+
+    def read_board(self) -> BoardState | None:
+        """The switch positions the hall sensors show (pads empty), or None
+        when the board has no hall sensors."""
+        if not self.halls_known:
+            return None
+        missing = [label for label in self.geometry.labels if label not in self.positions]
+        if missing:
+            raise EngineError(f"No reading yet from {len(missing)} switch(es) ({missing[0]}...): is the hub connected?")
+        unseated = [label for label, pos in self.positions.items() if pos == "mid"]
+        if unseated:
+            raise EngineError("Seat " + ", ".join(unseated[:4]) + ": the rocker is between sides.")
+        codes = []
+        for label in self.geometry.labels:
+            pos = self.positions.get(label)
+            codes.append(HOLE if pos == "none" else (1 if pos == "R" else 0))
+        return BoardState(self.geometry, codes)
+
+    async def _pump_events(self) -> None:
+        async for ev in self.source.events():
+            self.handle_event(ev)
+            if isinstance(ev, StatusEvent) and ev.state in ("connected", "resync") and self.halls_known:
+                asyncio.get_running_loop().create_task(self._read_positions())
+
+    async def _read_positions(self) -> None:
+        """Every switch's position, from a snapshot: events only say what changed."""
+        try:
+            snap = await self.source.snapshot()
+        except Exception as e:  # the hub went away again; the next connect asks again
+            log.warning("no snapshot from the board: %s", e)
+            return
+        from .resync import resync
+
+        resync(self, snap)  # the board against the belief: differences reconciled or flagged
+        self.learn_positions(snap.positions)
+
+    def learn_positions(self, positions: dict[str, str]) -> None:
+        """Every switch's position, as a snapshot shows it (after ``resync``
+        compared it with the belief: a resumed open drop waits no longer)."""
+        self.awaiting_board = False
+        if self.flow.match is None:
+            self.positions.update(positions)
+        else:  # during a match the switch events are newer than any snapshot
+            for label, pos in positions.items():
+                self.positions.setdefault(label, pos)
+        self.flow.on_positions(positions, self.now())
+        self._after_flow()
+
+
+__all__ = ["SourceMixin"]
