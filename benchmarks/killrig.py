@@ -50,9 +50,12 @@ def _timed(turns: list[dict], verdicts: list[dict]) -> list[tuple]:
     return out
 
 
-def _reader(stream, q: queue.Queue) -> None:
-    for line in iter(stream.readline, ""):
-        q.put(line)
+def _reader(stream, q: queue.Queue, copy: Path) -> None:
+    with open(copy, "a") as f:
+        for line in iter(stream.readline, ""):
+            q.put(line)
+            f.write(line)
+            f.flush()
     q.put(None)
 
 
@@ -79,7 +82,7 @@ class Result:
             f"lost {self.lost}, duplicated {self.duplicated}",
             f"kills {self.kills} ({self.kills_falling} while coins fell)",
             f"belief of the rockers matches the board at the end: {self.belief_ok}",
-        ]
+        ] + [f"problem: {p}" for p in self.problems]
 
 
 class KillRig:
@@ -96,6 +99,7 @@ class KillRig:
         self.sock = self.work / "control.sock"
         self.state = self.work / "state"
         self.board = self.table = None
+        self.board_killed = False
         self.table_log = open(self.work / "table.log", "a")
         self.schedule = [(first + k * interval, self.rng.randrange(8) + 1) for k in range(drops)]
         self.env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -111,7 +115,8 @@ class KillRig:
             cmd += ["--fault", f]
         self.board = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env)
         self.board_lines: queue.Queue = queue.Queue()
-        threading.Thread(target=_reader, args=(self.board.stdout, self.board_lines), daemon=True).start()
+        threading.Thread(target=_reader, args=(self.board.stdout, self.board_lines, self.work / "board.log"),
+                         daemon=True).start()
         self.anchor = None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -287,6 +292,8 @@ class KillRig:
         if self._idle_since is not None:
             self.gaps.append((self._idle_since, float("inf")))
         self.stop_board()  # its truth log is complete once it has stopped
+        if self.board_killed:
+            res.problems.append("the virtual board did not stop on SIGINT within 30 s and was killed")
         res.problems += self.score(res, st)
         return res
 
@@ -294,10 +301,11 @@ class KillRig:
         if self.board is not None and self.board.poll() is None:
             self.board.send_signal(signal.SIGINT)
             try:
-                self.board.wait(10)
+                self.board.wait(30)
             except subprocess.TimeoutExpired:
                 self.board.kill()
                 self.board.wait()
+                self.board_killed = True  # its truth is complete up to its last line all the same
 
     def match_refs(self) -> list[str]:
         r = subprocess.run([self.python, "-m", "coindrel", "history", "--json", "--state-dir", str(self.state)],

@@ -119,6 +119,12 @@ class Tracker:
         hit = self._positions.get(id(ev))
         return hit[1] if hit is not None and hit[0] is ev else None
 
+    def moved(self, old, new) -> None:
+        """``new`` replaces event ``old`` downstream (the same event, its time raised)."""
+        hit = self._positions.pop(id(old), None)
+        if hit is not None and hit[0] is old:
+            self._positions[id(new)] = (new, hit[1])
+
     def resume_request(self, configured: HubPosition | None) -> p.Resume | None:
         """What to ask the hub for after its hello (None: no hello yet)."""
         if self.hello is None:

@@ -141,11 +141,13 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
             if ev.state in ("connected", "disconnected"):
                 self.flow.on_link(ev.state == "connected", ev.detail, now)
         else:
-            self.board_offset = ev.t - self._clock()
+            # events the hub gives back after a restart are older than its clock: never backwards
+            offset = ev.t - self._clock()
+            self.board_offset = offset if self.board_offset is None else max(self.board_offset, offset)
         if isinstance(ev, SwitchEvent):
             self.positions[ev.switch] = ev.pos
         if self.journal is not None:
-            self._save(self.journal.event, ev)
+            self._save(self.journal.event, ev, False, self._hub_position(ev))
         self._diagnose(ev)
         if not isinstance(ev, StatusEvent):
             self.flow.on_event(ev, now)

@@ -16,6 +16,18 @@ from ..events import EntryEvent, StatusEvent
 log = logging.getLogger("coindrel.table")
 
 
+def last_hub_position(records):
+    """The hub position of the last board event on disk that has one (None:
+    none): the daemon's journal keeps it as ``"hub": [boot, frame number]``."""
+    from ..hub.resume import HubPosition
+
+    for r in reversed(records):
+        pos = r.data.get("hub") if r.kind == "ev" and isinstance(r.data, dict) else None
+        if isinstance(pos, list) and len(pos) == 2 and all(type(x) is int and x >= 0 for x in pos):
+            return HubPosition(pos[0], pos[1])
+    return None
+
+
 class SourceMixin:
     """Part of ``daemon.Table``."""
 
@@ -38,6 +50,16 @@ class SourceMixin:
         self.flow.begin(match, self.now(), resumed=True)
         self._apply_effects()
         self._replay_open_drop(recovery.records)
+        pos = last_hub_position(recovery.records)
+        if pos is not None and hasattr(self.source, "resume_from"):
+            # the hub sends again what it sent while the table was down (its replay ring)
+            self.source.resume_from(pos)
+            log.info("resuming the hub's events after boot %08x frame %d", pos.boot_id, pos.num)
+
+    def _hub_position(self, ev):
+        """Where ``ev`` stands in the hub's stream (journalled with it), or None."""
+        where = getattr(self.source, "hub_position", None)
+        return where(ev) if where is not None and not isinstance(ev, StatusEvent) else None
 
     def _replay_open_drop(self, records) -> None:
         """Board events after the last reconciled drop belong to a drop still
@@ -94,9 +116,12 @@ class SourceMixin:
         except Exception as e:  # the hub went away again; the next connect asks again
             log.warning("no snapshot from the board: %s", e)
             return
-        from .resync import resync
+        from .resync import look, resync
 
-        resync(self, snap)  # the board against the belief: differences reconciled or flagged
+        seen = None
+        if self.reconciler is not None and self.flow.match is not None:
+            seen = await self._on_worker(lambda rec: look(rec, snap.t))
+        resync(self, snap, seen)  # the board against the belief: differences reconciled or flagged
         self.learn_positions(snap.positions)
 
     def learn_positions(self, positions: dict[str, str]) -> None:
@@ -112,4 +137,4 @@ class SourceMixin:
         self._after_flow()
 
 
-__all__ = ["SourceMixin"]
+__all__ = ["SourceMixin", "last_hub_position"]
