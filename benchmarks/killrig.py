@@ -113,7 +113,10 @@ class KillRig:
             cmd += ["--drop", f"{e}@{t:.3f}"]
         for f in self.faults:
             cmd += ["--fault", f]
-        self.board = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env)
+        # SIGINT stops it (and writes its last truth); a rig started in the
+        # background of a shell inherits SIGINT ignored, so it is restored here
+        self.board = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env,
+                                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.board_lines: queue.Queue = queue.Queue()
         threading.Thread(target=_reader, args=(self.board.stdout, self.board_lines, self.work / "board.log"),
                          daemon=True).start()

@@ -165,6 +165,7 @@ class HubLink:
         self._resume_at = -1e9
         self._resume_seq: int | None = None
         self.tracker = Tracker(cm)
+        self.tracker.resumes = True  # until the hub answers a resume with an ack (no replay ring)
         self.decoder = p.Decoder("hub")
         self.connected = False
         self.closed = False
@@ -446,7 +447,9 @@ class HubLink:
             if f.msg.req == self._resume_seq:
                 if isinstance(f.msg, p.Ack):  # a hub (or virtual board) without replay
                     self.resume_supported = False
-                    tr.hold_live = False
+                    tr.resumes = False
+                    for ev in tr.release_held(self._last_rx):
+                        self._publish_tracked(ev)
                 elif isinstance(f.msg, p.Resumed):
                     self.resume_supported = True
             fut = self._requests.get(f.msg.req)
