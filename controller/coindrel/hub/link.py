@@ -381,9 +381,9 @@ class HubLink:
                 await self._send(p.HelloReq(), self._next_seq())
             if tr.hold_live and self.clock.monotonic() - self._resume_at > self.request_timeout:
                 tr.resume_wanted = True  # the answer never came (lost on the line): ask again
-            if tr.resume_wanted and self.resume_supported is not False \
-                    and self.clock.monotonic() - self._resume_at > self.request_timeout:
-                await self._ask_resume()
+            if (tr.resume_now or (tr.resume_wanted and self.clock.monotonic() - self._resume_at > self.request_timeout)) \
+                    and self.resume_supported is not False:
+                await self._ask_resume()  # after a hello (a hub reset mid-stream) at once
             if tr.need_snapshot and (not self._snapshot_asked
                                      or self.clock.monotonic() - self._snapshot_at > self.request_timeout):
                 await self._ask_snapshot()
@@ -396,7 +396,7 @@ class HubLink:
             if tr.hold_live or tr.resume_wanted:
                 wait = min(wait, max(0.0, self._resume_at + self.request_timeout - self.clock.monotonic()) + 1e-3)
             await self._wait_for(lambda: conn.lost or tr.need_hello or (tr.need_snapshot and not self._snapshot_asked)
-                                 or (tr.resume_wanted and self.resume_supported is not False), wait)
+                                 or ((tr.resume_wanted or tr.resume_now) and self.resume_supported is not False), wait)
 
     async def _ask_resume(self) -> None:
         """Ask the hub for every event after the last one we (or the daemon's

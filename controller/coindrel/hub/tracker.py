@@ -106,10 +106,10 @@ class Tracker:
         self.resumes = False  # the link resumes after every hello: hold live events from the hello on
         self.asked_after: int | None = None  # the ``after`` of the resume last asked for
         self._live_held: list[tuple] = []
-        # Replay a gap in the middle of a connection too (not only on connect).
-        # Off by default: with a hub reset and line faults together it can
-        # stall the stream (tests/virtual/test_link.py); see the report.
-        self.replay_gaps = False
+        # Replay a gap in the middle of a connection too (not only on connect):
+        # frames the line lost, events the hub's queue dropped.
+        self.replay_gaps = True
+        self.resume_now = False  # a hello was heard: ask at once (not after a request's timeout)
         self.losses: deque[HubLoss] = deque(maxlen=MAX_LOSSES)
         self._positions: OrderedDict[int, tuple] = OrderedDict()
         self._num: int | None = None  # frame number of the frame being handled
@@ -145,6 +145,7 @@ class Tracker:
         else:
             msg = p.Resume(boot, None)
         self.asked_after = msg.after
+        self.resume_now = False
         return msg
 
     @property
@@ -278,7 +279,7 @@ class Tracker:
         self.need_hello = False
         self.need_snapshot = True
         if self.resumes:
-            self.hold_live = True  # a resume follows this hello
+            self.hold_live = self.resume_now = True  # a resume follows this hello
         for f in held:
             if self._sequence(f.seq, out):
                 self._num, self._seq_now = self.number_of(f.seq), f.seq
