@@ -93,6 +93,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         self._poke = asyncio.Event()  # set by every event and press: the loop steps at once
         self._shown = None  # the view on the panel now
         self.awaiting_board = False  # a resumed open drop waits for the board's snapshot (resync.py)
+        self._losses_seen: set[int] = set()  # the source's losses already asked about
 
     @property
     def healthy(self) -> bool:
@@ -140,6 +141,8 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         if isinstance(ev, StatusEvent):
             if ev.state in ("connected", "disconnected"):
                 self.flow.on_link(ev.state == "connected", ev.detail, now)
+            elif ev.state == "lost":
+                self._check_losses()
         else:
             # events the hub gives back after a restart are older than its clock: never backwards
             offset = ev.t - self._clock()

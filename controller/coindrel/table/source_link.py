@@ -56,6 +56,27 @@ class SourceMixin:
             self.source.resume_from(pos)
             log.info("resuming the hub's events after boot %08x frame %d", pos.boot_id, pos.num)
 
+    def _check_losses(self) -> None:
+        """Board events the hub could no longer give back (``source.losses``):
+        the drop they touch is marked by the reconciler (the ``lost`` status
+        event goes to it); the players are asked as well, since a coin whose
+        every event was lost leaves no drop behind to mark."""
+        losses = list(getattr(self.source, "losses", ()) or ())
+        new = [x for x in losses if id(x) not in self._losses_seen]
+        self._losses_seen = {id(x) for x in losses}
+        m = self.flow.match
+        if not new or m is None or m.over:
+            return
+        from ..display import MessageView
+
+        loss = new[-1]
+        span = f" before board time {loss.until_t:.1f} s" if loss.until_t is not None else ""
+        self.flow.ask(MessageView("Events lost", f"Board events{span} are lost ({loss.reason}). If a coin fell "
+                                                 "then, check the board; the pause menu corrects or undoes the "
+                                                 "last drop.", alert=True))
+        log.warning("board events%s could not be given back by the hub (%s); the players are asked to check",
+                    span, loss.reason)
+
     def _hub_position(self, ev):
         """Where ``ev`` stands in the hub's stream (journalled with it), or None."""
         where = getattr(self.source, "hub_position", None)
