@@ -31,6 +31,7 @@ START = "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
 FALL = 0.9  # seconds a drop's coins may still be falling after it starts
 
 
+BOOT = 1.0  # seconds a virtual hub takes to come back after power returns
 MATCH_WINDOW = 1.2  # seconds between the board's drop and the time the table's verdict gives it
 
 
@@ -67,6 +68,7 @@ class Result:
     flagged: int = 0  # other exits than the board's, but flagged (a mismatch verdict)
     silent: int = 0  # other exits than the board's, not flagged
     lost: int = 0
+    lost_unpowered: int = 0  # of those, drops that fell while the hub had no power (unplugged, resetting)
     duplicated: int = 0
     kills: int = 0
     kills_falling: int = 0
@@ -79,7 +81,7 @@ class Result:
             f"drops on the board {self.drops} ({self.between} more between matches, not scored by design), "
             f"in the journal {self.scored}",
             f"exact {self.exact}, other exits flagged {self.flagged}, other exits silent {self.silent}",
-            f"lost {self.lost}, duplicated {self.duplicated}",
+            f"lost {self.lost} ({self.lost_unpowered} fell while the hub had no power), duplicated {self.duplicated}",
             f"kills {self.kills} ({self.kills_falling} while coins fell)",
             f"belief of the rockers matches the board at the end: {self.belief_ok}",
         ] + [f"problem: {p}" for p in self.problems]
@@ -320,6 +322,9 @@ class KillRig:
     def score(self, res: Result, st: dict | None) -> list[str]:
         truth = [json.loads(x) for x in self.truth.read_text().splitlines() if x.strip()]
         drops = [d for d in truth if d.get("kind") == "drop"]
+        # an unplugged or resetting hub has no power: what falls then nobody sees (a boot takes about a second)
+        dark = [(f["t"], f["t"] + f.get("duration", 0.0) + BOOT) for f in truth
+                if f.get("kind") == "fault" and f.get("fault") in ("unplug", "hub_reset")]
         drops.sort(key=lambda d: d["t"])
         turns = []  # (board time, entry 1.., exits 1.., flagged) of every drop the journal holds
         for ref in self.match_refs():
@@ -341,6 +346,7 @@ class KillRig:
                     and abs(turns[k][0] - d["t"]) < MATCH_WINDOW]
             if not near:
                 res.lost += 1
+                res.lost_unpowered += any(a <= d["t"] <= b for a, b in dark)
                 continue
             k = min(near, key=lambda k: abs(turns[k][0] - d["t"]))
             free.remove(k)

@@ -162,3 +162,27 @@ def test_events_the_hub_could_not_give_back_are_asked_about(tmp_path):
     table.step()
     verdicts = [r.data for r in read_journal(table.journal.path).records if r.kind == "verdict" and r.data.get("drop")]
     assert verdicts and verdicts[-1]["verdict"] != "ok"
+
+
+def test_a_kill_between_a_verdict_and_its_score_reconciles_the_drop_again(tmp_path):
+    now = [0.0]
+    src = HubLike()
+    table = started(tmp_path, src, now)
+    table.handle_event(src.number(EntryEvent(1.0, 3), 40))
+    now[0] += 30
+    table.step()
+    assert len(table.flow.match.results) == 1
+    path = table.journal.path
+    lines = path.read_bytes().splitlines(keepends=True)
+    kinds = [line.split(b'"k":"')[1].split(b'"')[0] for line in lines]
+    v = max(i for i, k in enumerate(kinds) if k == b"verdict")
+    assert kinds[v + 1] == b"act"
+    path.write_bytes(b"".join(lines[: v + 1]))  # SIGKILL after the verdict reached the disk, before the score
+    table.store.close()
+    again = Table(G, Choices(clock="off"), source=HubLike(), store=MatchStore(tmp_path).open(), clock=lambda: now[0])
+    again.resume(again.store.recover())
+    assert len(again.flow.match.results) == 0
+    now[0] += 30
+    again.step()
+    m = again.flow.match
+    assert len(m.results) == 1 and m.results[0].entry == 3

@@ -28,6 +28,20 @@ def last_hub_position(records):
     return None
 
 
+def _in_match_until(records) -> int:
+    """Index of the last record whose events the match has taken in: a drop
+    action (scored from a verdict, or as a coin whose events were lost), or
+    a verdict on events outside any drop. Events after it belong to a drop
+    still open, or to one whose verdict was saved and whose score was not
+    (a kill between the two): they are reconciled again."""
+    last = -1
+    for i, r in enumerate(records):
+        d = r.data if isinstance(r.data, dict) else {}
+        if (r.kind == "act" and d.get("do") == "drop") or (r.kind == "verdict" and d.get("drop") is None):
+            last = i
+    return last
+
+
 class SourceMixin:
     """Part of ``daemon.Table``."""
 
@@ -88,8 +102,12 @@ class SourceMixin:
         that drop is reconciled (and scored) when the rest of it comes."""
         from ..events import event_from_json
 
-        last = max((i for i, r in enumerate(records) if r.kind == "verdict"), default=-1)
+        last = _in_match_until(records)
         pending = [event_from_json(r.data) for r in records[last + 1:] if r.kind == "ev"]
+        orphans = [r.n for r in records[last + 1:] if r.kind == "verdict"]
+        if orphans:
+            log.warning("%s: the verdict of record %d was saved but the table stopped before it scored the drop; "
+                        "the drop is reconciled again from its events", self.journal.path, orphans[0])
         self.flow.falling_since = self.now()
         entries = [ev.entry for ev in pending if isinstance(ev, EntryEvent)]
         if entries:
