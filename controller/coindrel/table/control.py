@@ -75,7 +75,7 @@ def status_of(table) -> dict:
     faults = []
     if table.reconciler is not None:
         try:
-            faults = table.reconciler.health().faults
+            faults = table.persistent_faults()
         except Exception as e:  # the status must answer even if the reconciler is mid-change
             faults = [{"error": str(e)}]
     out["faults"] = faults

@@ -136,6 +136,10 @@ class TableFlow(MenuModes, MatchModes):
         """A question that stays until it is answered (not a passing message)."""
         self.message, self.message_until = view, float("inf")
 
+    def ask(self, view: MessageView) -> None:
+        """The daemon's own question to the players (board events lost for good)."""
+        self._ask(view)
+
     def _note(self, view: MessageView, now: float) -> None:
         self.note, self.note_until = view, now + NOTE_SECONDS
 
