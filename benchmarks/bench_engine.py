@@ -244,7 +244,7 @@ def main() -> None:
 
     ref = Reference(BOARD_FILE)
     stuck_at = ("R3S4",)
-    stuck = [SwitchStuck(label) for label in stuck_at]
+    stuck = tuple(SwitchStuck(label) for label in stuck_at)  # a tuple made once, as the reference is handed
     half = args.cases // 2
     singles = drop_cases(dense_boards(half, 1), 2, (1,))
     multis = drop_cases(dense_boards(half, 3), 4, (2, 3, 4))

@@ -176,7 +176,8 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
         # again rather than each fault's __eq__.
         last = t.last_faults
         if last is not None and last[0] == faults:
-            t.last_faults = (faults, last[1])
+            if last[0] is not faults:
+                t.last_faults = (faults, last[1])
             t = last[1]
         else:
             fault_tables = topology(state.geometry, faults)

@@ -57,7 +57,7 @@ class Outcome:
     def exits(self) -> tuple[int, ...]:
         x = self._x
         if x is None:
-            counts = self.exit_counts
+            counts = self._w[self._t.exit_slice]
             if not counts.translate(None, b"\0\1"):  # at most one coin per exit
                 x = tuple(compress(range(len(counts)), counts))
             else:
@@ -148,6 +148,10 @@ class PlainOutcome(Outcome):
     @property
     def flip_counts(self) -> bytearray:
         return bytearray(self._flipcounts)
+
+    @property
+    def exits(self) -> tuple[int, ...]:
+        return tuple(e for e, c in enumerate(self._counts) for _ in range(c))
 
     @property
     def flips(self) -> tuple[int, ...]:
