@@ -220,6 +220,22 @@ class Table:
         self.flow.on_action(name, self.now())
         self._after_flow()
 
+    def handle_club_request(self, request: dict) -> bool:
+        """A club asks for a match (``club.link`` checked the message): on
+        screen when the table is free, started only by a person there. A
+        request this table cannot play is logged and dropped."""
+        from .clubrequest import RequestError, match_request
+
+        try:
+            self.flow.on_club_request(match_request(request), self.now())
+        except RequestError as e:
+            log.warning("club: %s; the request is dropped", e)
+            return False
+        log.info("club: match request %s waits for a person at the table", request.get("id"))
+        self._poke.set()
+        self._after_flow()
+        return True
+
     def step(self) -> None:
         """Reconcile what has settled, run the clock, refresh the outside world."""
         now = self.now()
@@ -306,7 +322,7 @@ class Table:
         elif e.kind == fx.EXPECT and self.reconciler is not None:
             self.reconciler.expecting = bool(e.data)
         elif e.kind == fx.END_MATCH:
-            self._end_match(e.name)
+            self._end_match(e.name, e.data)
 
     def _hub_outputs(self, **kw) -> None:
         if not (self.hub_leds or self.hub_dropper):
@@ -360,8 +376,8 @@ class Table:
         if self.store is not None:
             self.journal = self.store.begin(match, meta={"halls": self.halls_known})
 
-    def _end_match(self, how: str) -> None:
-        match = self.flow.match
+    def _end_match(self, how: str, match: Match | None = None) -> None:
+        match = match or self.flow.match  # "End match" has let go of it already
         if self.journal is not None and match is not None and self.failed is None:
             self._save(self.journal.sync_match, match)
             self.save_timing()

@@ -119,7 +119,7 @@ class DropInputs:
         if m.over or m.phase == PHASE_REVEAL:
             if m.over:
                 self._emit(fx.Sound("draw" if m.winner == "draw" else "match-won"))
-                self._emit(fx.EndMatch("finished"))
+                self._emit(fx.EndMatch("finished", m))
                 self.last_board = m.board.copy()
             else:
                 self._emit(fx.Sound("round-over"))

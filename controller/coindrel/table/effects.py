@@ -114,10 +114,16 @@ class NewMatch(Effect):
 
 @dataclass(frozen=True)
 class EndMatch(Effect):
-    """The match ended: ``name`` is "finished" or "abandoned"."""
+    """``match`` ended: ``name`` is "finished" or "abandoned" (the flow may
+    have let go of it by the time the daemon journals its end)."""
 
     kind: ClassVar[Kind] = Kind.END_MATCH
     name: str
+    match: Any = None
+
+    @property
+    def data(self):
+        return self.match
 
 
 @dataclass(frozen=True)

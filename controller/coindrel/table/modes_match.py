@@ -143,7 +143,7 @@ class Paused(Screen):
         elif choice is Pause.CORRECT:
             flow._start_correction(now)
         elif choice is Pause.END:
-            flow._emit(fx.EndMatch("abandoned"))
+            flow._emit(fx.EndMatch("abandoned", flow.match))
             flow.last_board = flow.match.board.copy()
             flow.match, flow.pauses = None, set()
             flow._go(Mode.MENU, now)

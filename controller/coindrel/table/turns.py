@@ -124,7 +124,7 @@ class MatchActions:
         self.finished_round = result.round
         if m.over or m.phase == PHASE_REVEAL:
             if m.over:
-                self._emit(fx.EndMatch("finished"))
+                self._emit(fx.EndMatch("finished", m))
                 self.last_board = m.board.copy()
             self._go(Mode.ROUND_RESULT, now)
         else:
