@@ -176,8 +176,8 @@ class TableFlow(Starting, DropInputs, MatchActions):
     def on_event(self, ev, now: float) -> None:
         """A board event: hall readings are tracked, a coin going in stops the
         clock, and a lesson in progress watches them all."""
-        if isinstance(ev, SwitchEvent):
-            self.halls[self.geometry.index(ev.switch)] = ev.pos
+        if isinstance(ev, SwitchEvent) and (s := self._switch(ev.switch)) is not None:
+            self.halls[s] = ev.pos
             if self.mode is Mode.RESTORE:
                 self.restore = restore_steps(self.match.board, self.halls, self.restore_coins)
         if self.runner is not None and self.mode is Mode.LESSON:
@@ -185,11 +185,20 @@ class TableFlow(Starting, DropInputs, MatchActions):
         if isinstance(ev, EntryEvent):
             self.on_entry(ev.entry, now)
 
+    def _switch(self, label: str) -> int | None:
+        """A switch's number from the label a source gives (None: not on this board)."""
+        try:
+            return self.geometry.index(label)
+        except EngineError:
+            return None  # the reconciler reports what it makes of it
+
     def on_positions(self, positions: dict[str, str], now: float) -> None:
         """Every switch's position from a snapshot (after a connect): a switch
         already where it should be is confirmed without moving it."""
         for label, pos in positions.items():
-            self.halls.setdefault(self.geometry.index(label), pos)
+            s = self._switch(label)
+            if s is not None:
+                self.halls.setdefault(s, pos)
         if self.runner is not None:
             self.runner.learn_positions(positions)
         if self.mode is Mode.RESTORE:
