@@ -36,6 +36,8 @@ def test_a_request_at_the_menu_shows_and_a_press_starts_exactly_that_match():
     assert m is not None and m.setup.players == ("Cy", "Di") and m.setup.clock == 30.0
     assert m.setup.variants == Variants(halved=True, shuffled=True)
     assert flow.mode is Mode.REVEAL and flow.club_requests == []
+    flow.on_club_request(match_request(GOOD), 503.0)  # delivered again after it was answered: once is enough
+    assert flow.club_requests == []
 
 
 def test_back_declines_and_the_next_waiting_request_follows():

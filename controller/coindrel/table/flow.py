@@ -37,6 +37,7 @@ from .starting import OPPONENTS, Starting
 from .turns import MatchActions
 
 NOTE_SECONDS = 5.0  # how long a note (a stray coin, a hint) stays over the match screen
+SEEN = 32  # club request ids remembered, so a request the broker delivers twice is shown once
 
 
 class TableFlow(Starting, DropInputs, MatchActions):
@@ -100,6 +101,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.computer = None  # its ComputerDrop for the turn in progress
         self.correction: list[int] = []  # coins per exit while the players correct the last drop
         self.club_requests: list[MatchRequest] = []  # a club's match requests, waiting for the menu
+        self.club_seen: tuple[str, ...] = ()  # the ids of the last requests taken (answered or waiting)
         self.searcher = Searcher()  # kept for the whole match: hints reuse what it learned
 
     # -- the mode and its screen -------------------------------------------------------
@@ -225,11 +227,12 @@ class TableFlow(Starting, DropInputs, MatchActions):
         """A club asks for a match (``clubrequest.match_request`` checked it).
         Shown at once when the table is at its menu; otherwise it waits, and
         never disturbs a match. RequestError when too many already wait."""
-        if any(r.id == request.id for r in self.club_requests):
-            return  # the broker delivered it again (QoS 1)
+        if request.id in self.club_seen:
+            return  # the broker delivered it again (QoS 1), perhaps after it was answered
         if len(self.club_requests) >= WAITING:
             raise RequestError(f"match request {request.id} refused: {WAITING} club requests already wait "
                                "for a person at the table")
+        self.club_seen = (self.club_seen + (request.id,))[-SEEN:]
         self.club_requests.append(request)
         self.offer_club_request(now)
 
