@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..display import DiagnosisView, MessageView
+from ..display import DiagnosisView, MessageView, mismatch_view, revision_view, stray_view
 from ..display.notices import seen_text
 from ..engine import PHASE_FALLING, PHASE_REVEAL, PHASE_TURN, BoardState, entry_label
 from . import effects as fx
@@ -43,8 +43,6 @@ class DropInputs:
 
     def on_report(self, report, now: float) -> None:
         """A reconciled drop (or events outside any drop)."""
-        from ..display import mismatch_view, revision_view, stray_view
-
         m = self.match
         if report.drop is None and getattr(report, "revises", None) is not None:
             # a later drop re-explains an earlier mismatch (sensing.md §4, revisions): the same paged screen

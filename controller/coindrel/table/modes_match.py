@@ -9,7 +9,8 @@ from __future__ import annotations
 from enum import Enum
 
 from ..buttons import BACK, HOLD_SELECT, NEXT, PREV, SELECT
-from ..display import MenuItem, MenuView, MessageView, TextView
+from ..display import (MenuItem, MenuView, MessageView, TextView, match_result_view, match_view, reveal_view,
+                       round_result_view)
 from ..engine import PHASE_REVEAL, PHASE_TURN
 from . import effects as fx
 from .modes import Mode, Screen
@@ -53,8 +54,6 @@ class Reveal(Screen):
             flow._start_turns(now)
 
     def view(self, flow, now):
-        from ..display import reveal_view
-
         return reveal_view(flow.match, min(16, int((now - flow.since) / REVEAL_STEP)))
 
     def tick(self, flow, now, board_now):
@@ -87,8 +86,6 @@ class Turn(Screen):
                 flow.play_keyed(entry, now)
 
     def view(self, flow, now):
-        from ..display import match_view
-
         return match_view(flow.match, now, status=self.status(flow), hit_exits=flow.hit_exits)
 
     def status(self, flow) -> str | None:
@@ -246,8 +243,6 @@ class RoundResult(Screen):
             flow._go(Mode.RESULT if flow.match.over else Mode.REVEAL, now)
 
     def view(self, flow, now):
-        from ..display import round_result_view
-
         return round_result_view(flow.match, flow.finished_round)
 
     def tick(self, flow, now, board_now):
@@ -264,6 +259,4 @@ class Result(Screen):
             flow._go(Mode.MENU, now)
 
     def view(self, flow, now):
-        from ..display import match_result_view
-
         return match_result_view(flow.match)

@@ -4,7 +4,7 @@ history and the lessons. One ``Screen`` per mode (catalog: ``screens.py``)."""
 from __future__ import annotations
 
 from ..buttons import BACK, HOLD_SELECT, NEXT, PREV, SELECT
-from ..display import HistoryView, LessonView, MenuItem, MenuView, TextView
+from ..display import HistoryView, LessonView, MenuItem, MenuView, TextView, rules_text
 from .modes import Mode, Screen
 from .restore import Hand, HandStep
 from .setupmenu import HISTORY, LESSONS, PLAYER1, PLAYER2, RULES, START, NameEditor
@@ -77,8 +77,6 @@ class Rules(Screen):
             flow._go(flow.back_to, now)
 
     def view(self, flow, now):
-        from ..display import rules_text
-
         return TextView("Rules", rules_text(), flow.scroll)
 
 
