@@ -57,6 +57,7 @@ class HubLink:
         self._resume_at = -1e9
         self._resume_seq: int | None = None
         self.tracker = Tracker(cm)
+        self.tracker.resumes = True  # until the hub answers a resume with an ack (no replay ring)
         self.decoder = p.Decoder("hub")
         self.connected = False
         self.closed = False
@@ -272,9 +273,9 @@ class HubLink:
                 await self._send(p.HelloReq(), self._next_seq())
             if tr.hold_live and self.clock.monotonic() - self._resume_at > self.request_timeout:
                 tr.resume_wanted = True  # the answer never came (lost on the line): ask again
-            if tr.resume_wanted and self.resume_supported is not False \
-                    and self.clock.monotonic() - self._resume_at > self.request_timeout:
-                await self._ask_resume()
+            if (tr.resume_now or (tr.resume_wanted and self.clock.monotonic() - self._resume_at > self.request_timeout)) \
+                    and self.resume_supported is not False:
+                await self._ask_resume()  # after a hello (a hub reset mid-stream) at once
             if tr.need_snapshot and (not self._snapshot_asked
                                      or self.clock.monotonic() - self._snapshot_at > self.request_timeout):
                 await self._ask_snapshot()
@@ -287,7 +288,7 @@ class HubLink:
             if tr.hold_live or tr.resume_wanted:
                 wait = min(wait, max(0.0, self._resume_at + self.request_timeout - self.clock.monotonic()) + 1e-3)
             await self._wait_for(lambda: conn.lost or tr.need_hello or (tr.need_snapshot and not self._snapshot_asked)
-                                 or (tr.resume_wanted and self.resume_supported is not False), wait)
+                                 or ((tr.resume_wanted or tr.resume_now) and self.resume_supported is not False), wait)
 
     async def _ask_resume(self) -> None:
         """Ask the hub for every event after the last one we (or the daemon's
@@ -338,7 +339,9 @@ class HubLink:
             if f.msg.req == self._resume_seq:
                 if isinstance(f.msg, p.Ack):  # a hub (or virtual board) without replay
                     self.resume_supported = False
-                    tr.hold_live = False
+                    tr.resumes = False
+                    for ev in tr.release_held(self._last_rx):
+                        self._publish_tracked(ev)
                 elif isinstance(f.msg, p.Resumed):
                     self.resume_supported = True
             fut = self._requests.get(f.msg.req)
