@@ -32,14 +32,10 @@ CLEAN_FLIP = math.log(0.05)
 STRAY_IN_DROP = math.log(1e-4)
 SLOW_FLIP = math.log(0.01)
 LOOKS_HEALTHY = math.log(0.2)
-# A rocker a coin (or a hand) has just driven over lands in its seat: one
-# reading ``mid`` at rest right after a flip is more likely a sensor whose
-# calibration drifted than a rocker left off its seat again.
-RESEATED = math.log(0.15)
 
 
 class Derivation:
-    __slots__ = ("new", "exercised", "unshown", "fixed", "cost", "unseat_cost")
+    __slots__ = ("new", "exercised", "unshown", "fixed", "cost")
 
     def __init__(self):
         self.new: list = []
@@ -47,7 +43,6 @@ class Derivation:
         self.unshown: list = []
         self.fixed: list = []
         self.cost = 0.0
-        self.unseat_cost = 0.0  # the part of ``cost`` that only an unseated rocker pays
 
     def add(self, fault, extra: float = 0.0) -> None:
         self.new.append(fault)
@@ -169,9 +164,6 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
             fault = SwitchUnseated(labels[s])
             if fin == "mid":
                 d.exercised.append(fault)
-                if tf:
-                    d.cost += RESEATED
-                    d.unseat_cost += RESEATED
                 continue
             if ok:
                 d.fixed.append(fault)  # read seated on the right side: it is seated now
@@ -179,9 +171,7 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
         if ok:
             continue
         if fin == "mid" and code != HOLE:
-            d.add(SwitchUnseated(labels[s]), RESEATED if tf else 0.0)
-            if tf:
-                d.unseat_cost += RESEATED
+            d.add(SwitchUnseated(labels[s]))
         else:
             # A faulty sensor rarely draws a clean, coin-fast flip that did not
             # happen; and a hall that twitched (left its side and came back)
