@@ -74,13 +74,25 @@ HOOKS = {
 MOVE_KINDS = ("stuck", "slip", "chute", "add", "remove", "pad", "fix", "spare", "entry", "entry+rest", "unchatter", "hand", "hand_after", "cleared")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Move:
     kind: str  # stuck slip chute add remove pad fix entry entry+rest unchatter hand hand_after (stray: cleared)
     s: int = -1  # switch (or entry for entry moves)
     side: int = -1
     fault: object = None  # what a person is told (None: the derivation names it)
     cost: float = 0.0
+
+    # A move is its kind, place and kind of fault (the fault's fields and the
+    # cost follow from them); hashing only those keeps the search's
+    # bookkeeping off the fault objects.
+    def __eq__(self, other):
+        if other.__class__ is not Move:
+            return NotImplemented
+        return self.kind == other.kind and self.s == other.s and self.side == other.side \
+            and self.fault.__class__ is other.fault.__class__
+
+    def __hash__(self):
+        return hash((self.kind, self.s, self.side, self.fault.__class__))
 
 
 @dataclass
@@ -253,15 +265,18 @@ class Search:
                          stuck=frozenset(stuck), slips=frozenset(slips), jams=frozenset(jams), removed=frozenset(removed), spared=frozenset(spared))
         self._keep(cand)
         # A hall reading ``mid`` at rest: an unseated rocker, or a drifted sensor.
-        for f in d.new:
+        for i, f in enumerate(d.new):
             if isinstance(f, SwitchUnseated):
                 alt = _swap(d, f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
                 self._keep(Candidate(world, moves, tuple(entries), trace, alt, cost + alt.cost, codes0=codes0,
-                                     stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared))
+                                     stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared), i)
         return trace, cand
 
-    def _keep(self, cand: Candidate) -> None:
-        key = (id(cand.world), frozenset(cand.moves), tuple(cand.derivation.new))
+    def _keep(self, cand: Candidate, variant: int = -1) -> None:
+        # One world and set of moves derive one set of sensor faults (plus
+        # the hall-or-unseated variants), so moves, variant and cost identify
+        # a candidate without hashing every fault it names.
+        key = (id(cand.world), frozenset(cand.moves), variant, round(cand.derivation.cost, 9))
         if key not in self._seen:
             self._seen.add(key)
             self.candidates.append(cand)
