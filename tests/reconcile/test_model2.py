@@ -118,3 +118,14 @@ def test_a_stream_on_a_faulty_board_is_still_scored_while_it_runs():
                     flagged.append(r.to_json())
     assert len(late) >= 140 and max(late) < 12.0
     assert flagged and all(f["diagnosis"][0]["fault"] == "exit_sensor_dead" and f["diagnosis"][0]["where"] == "exit 7" for f in flagged)
+
+
+def test_a_pivot_that_sticks_on_one_of_two_coins_is_named_at_once():
+    # Two coins of one drop should each have flipped R5S8; its hall showed
+    # one clean flip: the sensor is alive and the rocker stuck on one coin.
+    log, truth = Session(965274705, drops=45, faults=[("switch_stuck", "R5S8", 12, 0.5, {})]).run()
+    out = lines(log)
+    (res,) = scoring.score_faults(out, truth)
+    assert res["flagged"] and res["top1_first"]
+    first = next(r for r in out if r["verdict"] == "mismatch")
+    assert first["observed"]["flips"]["R5S8"] == 1 and first["expected"]["flips"]["R5S8"] == 2

@@ -112,10 +112,18 @@ def split(physics, cand, order: list[int]):
     """The explained cascade one coin after another: per drop (trace, codes before)."""
     table = physics.table(cand.stuck, cand.slips, cand.jams)
     codes = bytearray(cand.codes0)
+    sticky = getattr(cand, "sticky", ())
+    if sticky:  # a pivot that stuck on some coins: count its coins across the drops
+        s = sticky[0]
+        row = physics.row(s, True, s in cand.slips, (s, 0) in cand.jams, (s, 1) in cand.jams)
+        passes = [0]
     out = []
     for e in order:
         before = bytes(codes)
-        trace = physics.run(codes, physics.starts([e]), table)
+        if sticky:
+            trace = physics.run_sticky(codes, physics.starts([e]), table, s, row, sticky[1], passes)
+        else:
+            trace = physics.run(codes, physics.starts([e]), table)
         out.append((trace, before, bytes(codes)))
     return out
 

@@ -46,6 +46,10 @@ DOUBLE = math.log(2e-3)
 ANOTHER_COIN = math.log(0.3)
 SILENT_DROP = math.log(0.3)
 HAND_IN_DROP = math.log(0.3)  # hands in the board are rarer while coins fall
+# A pivot that sticks on some coins and not others (rules.md's stuck rocker,
+# intermittently): as likely as a stuck one that is intermittent.
+STICKY = math.log(0.25)
+STICKY_PASSES = 3  # which of the first few coins that should have flipped it found it stuck
 # A fit with no new fault but with an odd timing or a doubtful pad is not the
 # end of the search: one new fault might fit better.
 GOOD_ENOUGH = math.log(0.5)
@@ -71,7 +75,7 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("stuck", "slip", "chute", "add", "remove", "pad", "fix", "spare", "entry", "entry+rest", "unchatter", "hand", "hand_after", "cleared")
+MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "pad", "fix", "spare", "entry", "entry+rest", "unchatter", "hand", "hand_after", "cleared")
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,6 +115,7 @@ class Candidate:
     removed: frozenset = frozenset()  # known faults this candidate drops (fixed)
     cleared: tuple = ()  # jammed outlets whose coins came free
     spared: frozenset = frozenset()  # known intermittent faults that did not act this time (kept)
+    sticky: tuple = ()  # (switch, passes that found it stuck): a pivot that stuck on some coins only
     _shown: list | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -201,11 +206,14 @@ class Search:
         hand: dict = {}
         tipped: list = []  # coins a hand tipped off before the drop's coins came
         after: list = []  # switches a hand moved after the coins had passed
+        sticky = None
         for m in moves:
             cost += m.cost
             k, s = m.kind, m.s
             if k == "stuck":
                 stuck.add(s)
+            elif k == "sticky":
+                sticky = (s, frozenset((m.side,)))
             elif k == "slip":
                 slips.add(s)
             elif k == "chute":
@@ -249,7 +257,12 @@ class Search:
                 cost += max(0, kept) * DOUBLE
         codes0 = bytes(codes)
         table = self.physics.table(stuck, slips, jams)
-        trace = self.physics.run(codes, self.physics.starts(entries) + tipped, table)
+        if sticky is None:
+            trace = self.physics.run(codes, self.physics.starts(entries) + tipped, table)
+        else:
+            s = sticky[0]
+            row = self.physics.row(s, True, s in slips, (s, 0) in jams, (s, 1) in jams)
+            trace = self.physics.run_sticky(codes, self.physics.starts(entries) + tipped, table, s, row, sticky[1], [0])
         for s in after:
             old, coin = codes[s] & PAD_R, codes[s] & COIN
             codes[s] = 1 - old
@@ -262,14 +275,16 @@ class Search:
         if d is None:
             return trace, None
         cand = Candidate(world, moves, tuple(entries), trace, d, cost + d.cost, codes0=codes0,
-                         stuck=frozenset(stuck), slips=frozenset(slips), jams=frozenset(jams), removed=frozenset(removed), spared=frozenset(spared))
+                         stuck=frozenset(stuck), slips=frozenset(slips), jams=frozenset(jams), removed=frozenset(removed), spared=frozenset(spared),
+                         sticky=sticky or ())
         self._keep(cand)
         # A hall reading ``mid`` at rest: an unseated rocker, or a drifted sensor.
         for i, f in enumerate(d.new):
             if isinstance(f, SwitchUnseated):
                 alt = _swap(d, f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
                 self._keep(Candidate(world, moves, tuple(entries), trace, alt, cost + alt.cost, codes0=codes0,
-                                     stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared), i)
+                                     stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared,
+                                     sticky=cand.sticky), i)
         return trace, cand
 
     def _keep(self, cand: Candidate, variant: int = -1) -> None:
@@ -307,6 +322,9 @@ class Search:
             label = labels[s]
             if trace.flips[s] and not st:
                 out.append(Move("stuck", s, fault=SwitchStuck(label), cost=_LOG[catalog.SWITCH_STUCK]))
+                if trace.flips[s] > 1 and not any(m.kind == "sticky" for m in base):
+                    for k in range(min(trace.flips[s], STICKY_PASSES)):
+                        out.append(Move("sticky", s, k, fault=SwitchStuck(label), cost=_LOG[catalog.SWITCH_STUCK] + STICKY))
             if not sl and any(self.physics.rested(b) for b in trace.arrivals if b >> 3 == s):
                 out.append(Move("slip", s, fault=PadNotHolding(label), cost=_LOG[catalog.PAD_NOT_HOLDING]))
             if s not in base_pad:

@@ -178,5 +178,8 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
             # while the rocker is said to have gone over is alive: the rocker
             # tried and did not flip (stuck) rather than the sensor missing it.
             twitched = of == 0 and tf > 0 and any(SIDES.get(p) is None for _, p in obs.readings.get(s, ()))
+            # One that showed some of the flips, each as a rocker moves, and
+            # not the others is alive too: the rocker stuck on some coins.
+            twitched = twitched or (of is not None and 0 < of < tf and obs.coin_like.get(s, 0) >= of)
             d.add(HallFault(labels[s]), (CLEAN_FLIP if obs.coin_like.get(s, 0) > tf else 0.0) + (LIVE_SENSOR if twitched else 0.0))
     return d
