@@ -21,6 +21,7 @@ Figures (issue 13's "Done when"):
 from __future__ import annotations
 
 import argparse
+import heapq
 import json
 import random
 import sys
@@ -56,6 +57,32 @@ def reconcile_lines(log_lines: list[dict]) -> tuple[list[dict], list[float], lis
             times.append(r.search_ms)
             work.append(getattr(r, "work", 0))
     return records, times, work
+
+
+SLOWEST = 12  # logs re-timed at the end
+REPEATS = 3
+
+
+def note_times(out: dict, times: list, log: list) -> None:
+    """Keep the diagnosis times, and the logs with the slowest ones for re-timing."""
+    out["times"] += times
+    if times:
+        out["seq"] = out.get("seq", 0) + 1
+        heapq.heappush(out.setdefault("slow", []), (max(times), out["seq"], log))
+        if len(out["slow"]) > SLOWEST:
+            heapq.heappop(out["slow"])
+
+
+def retime(out: dict) -> float:
+    """The slowest diagnoses again, ``REPEATS`` times each, taking each
+    group's quickest run: the same work (the search counts evaluations, not
+    seconds), with the time other processes on this shared machine took
+    from it left out. Returns the longest such diagnosis in ms."""
+    worst = 0.0
+    for _, _, log in out.get("slow", []):
+        runs = [reconcile_lines(log)[1] for _ in range(REPEATS)]
+        worst = max(worst, max(min(ts) for ts in zip(*runs)))
+    return worst
 
 
 def pct(values, q):
@@ -123,7 +150,7 @@ def healthy_part(model: str, runs: int, seed: int, out: dict) -> dict:
         for k in ("coins", "clean", "false_alarms", "unmatched", "extra_records"):
             h[k] += s[k]
         examples += s["examples"][: max(0, 2 - len(examples))]
-        out["times"] += times
+        note_times(out, times, log)
         out["work"] += work
     h["examples"] = examples
     return h
@@ -160,7 +187,7 @@ def fault_part(model: str, per_name: int, seed: int, out: dict, several: bool = 
             res = scoring.score_faults(records, truth)
             mine = [r for r in res if r["fault"] == name and r["where"] == where]
             if mine and mine[0]["exercised"]:
-                out["times"] += times
+                note_times(out, times, log)
                 out["work"] += work
                 label = name + (f" ({mode})" if mode else "") + (" rate 0.5" if rate < 1 else "")
                 results[label].append(mine[0])
@@ -226,7 +253,7 @@ def stream_part(seconds: float, out: dict) -> dict:
     log, truth = board2_healthy(4242, drops=int(seconds * 4), stream=4.0)
     records, times, work = reconcile_lines(log)
     s = scoring.score_healthy(records, truth)
-    out["times"] += times
+    note_times(out, times, log)
     return {"coins": s["coins"], "scored": s["coins"] - s["unmatched"], "false_alarms": s["false_alarms"]}
 
 
@@ -259,6 +286,8 @@ def print_model(model: str, h: dict, rows: dict, stream: dict | None, out: dict,
     t = out["times"]
     print(f"\ndiagnosis time per group (ms, in process): p50 {pct(t, 0.5):.2f}, p99 {pct(t, 0.99):.1f}, max {max(t):.1f} over {len(t)}"
           f"; reference (1,000 engine drops) {ref:.1f} ms, so max = {max(t) / ref:.1f}x the reference")
+    if out.get("retimed") is not None:
+        print(f"longest diagnosis, the {SLOWEST} slowest logs re-run {REPEATS} times (each group's quickest run): {out['retimed']:.1f} ms")
     if loop:
         print(f"event loop with the diagnosis on its worker, several faults: longest stall {loop['max_gap_ms']:.1f} ms "
               f"(p99 {loop['p99_gap_ms']:.1f} ms), {loop['reports']} reports")
@@ -286,6 +315,7 @@ def main(argv=None) -> int:
         heavy = board2_fault(99, [("switch_stuck", "R3S4", 8, 1.0, {}), ("exit_sensor_dead", "exit 7", 8, 1.0, {}),
                                   ("hall_fault", "R2S3", 9, 1.0, {"mode": "frozen"}), ("jam", "R4S2 left outlet", 10, 1.0, {})])[0]
         loop = loop_part(heavy) if model == "board2" else None
+        out["retimed"] = retime(out)
         print_model(model, h, rows, stream, out, several, loop, reference_ms())
     print(f"\n(wall {time.perf_counter() - wall:.0f} s)")
     return 0

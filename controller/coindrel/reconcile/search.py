@@ -75,7 +75,7 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "pad", "fix", "spare", "entry", "entry+rest", "unchatter", "hand", "hand_after", "cleared")
+MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "cleared")
 
 
 @dataclass(frozen=True, eq=False)
@@ -233,6 +233,8 @@ class Search:
                     slips.discard(s)
                 else:
                     jams.discard((s, m.side))
+            elif k == "missed":  # an earlier coin this entry's beam missed rests on its pad
+                codes[self.physics.geometry.entry_switches[s]] |= COIN
             elif k in ("entry", "entry+rest"):
                 if self.entries:  # a second coin at the same moment as one the beams saw
                     cost += TWO_COINS_AT_ONCE if s in self.entries else ANOTHER_COIN
@@ -357,6 +359,12 @@ class Search:
                 code = world.codes[sw]
                 if code != HOLE and not code & COIN and (code & PAD_R) == g.inlets[sw] and sw not in base_pad:
                     out.append(Move("entry+rest", e, cost=SILENT_DROP))
+                    if e in self.entries:
+                        # The coin of this drop meets a coin an earlier drop left
+                        # there unseen: the beam that missed it misses coins.
+                        known = e in world.index.dead_entries
+                        out.append(Move("missed", e, fault=EntrySensorDead(e),
+                                        cost=SILENT_DROP + (0.0 if known else _LOG[catalog.ENTRY_SENSOR_DEAD])))
         # A rocker that went over slowly, as a hand moves it, during the drop.
         for s in self.obs.active:
             if s in base_pad or any(m.kind.startswith("hand") and m.s == s for m in base) or world.codes[s] == HOLE:
