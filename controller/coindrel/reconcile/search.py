@@ -46,6 +46,7 @@ DOUBLE = math.log(2e-3)
 ANOTHER_COIN = math.log(0.3)
 SILENT_DROP = math.log(0.3)
 HAND_IN_DROP = math.log(0.3)  # hands in the board are rarer while coins fall
+QUICK_HAND = math.log(0.001)  # a rocker over as fast as a coin flips it, by hand
 # A pivot that sticks on some coins and not others (rules.md's stuck rocker,
 # intermittently): as likely as a stuck one that is intermittent.
 STICKY = math.log(0.25)
@@ -365,15 +366,25 @@ class Search:
                         known = e in world.index.dead_entries
                         out.append(Move("missed", e, fault=EntrySensorDead(e),
                                         cost=SILENT_DROP + (0.0 if known else _LOG[catalog.ENTRY_SENSOR_DEAD])))
-        # A rocker that went over slowly, as a hand moves it, during the drop.
+        # A rocker that went over slowly, as a hand moves it, during the drop;
+        # or one that went over where no coin of this cascade came (a quick
+        # hand, as unlikely as a hand that fast is).
+        visited = None
         for s in self.obs.active:
             if s in base_pad or any(m.kind.startswith("hand") and m.s == s for m in base) or world.codes[s] == HOLE:
                 continue
             spans = self.obs.flip_spans.get(s, ())
+            extra = None
             if any(d is not None and d >= self.flip_limit for d in spans):
+                extra = 0.0
+            elif spans and self.obs.flips[s]:
+                visited = trace.visited() if visited is None else visited
+                if s not in visited:
+                    extra = QUICK_HAND
+            if extra is not None:
                 label = labels[s]
-                out.append(Move("hand", s, fault=MovedByHand(label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP))
-                out.append(Move("hand_after", s, fault=MovedByHand(label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP))
+                out.append(Move("hand", s, fault=MovedByHand(label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra))
+                out.append(Move("hand_after", s, fault=MovedByHand(label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra))
         if not any(m.kind == "unchatter" for m in base):
             for e in set(self.entries):
                 times = [t for t, x in self.obs.entries if x == e]
