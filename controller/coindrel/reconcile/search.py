@@ -29,7 +29,7 @@ from ..engine.core import COIN, HOLE, PAD_R
 from .faults import FIXED, HALL_WAS_WRONG, INTERMITTENT, PRIOR, CoinAdded, CoinRemoved, EntrySensorChatter, MovedByHand, SwitchUnseated
 from .observed import Observed, Sensors
 from .physics import Physics
-from .sensors import derive
+from .sensors import _fault, derive
 
 _LOG = {name: math.log(p) for name, p in PRIOR.items()}
 # How much longer a known hall fault makes us doubt the pad it hides.
@@ -51,6 +51,7 @@ QUICK_HAND = math.log(0.001)  # a rocker over as fast as a coin flips it, by han
 # intermittently): as likely as a stuck one that is intermittent.
 STICKY = math.log(0.25)
 STICKY_PASSES = 3  # which of the first few coins that should have flipped it found it stuck
+WORK_ARRIVALS = 24  # one unit of work: one hypothesis whose cascade has up to this many coin arrivals
 # A fit with no new fault but with an odd timing or a doubtful pad is not the
 # end of the search: one new fault might fit better.
 GOOD_ENOUGH = math.log(0.5)
@@ -195,7 +196,6 @@ class Search:
 
     def evaluate(self, world, moves: tuple):
         """Run ``world`` changed by ``moves``; returns (trace, candidate or None)."""
-        self.evaluations += 1
         idx = world.index
         codes = bytearray(world.codes)
         stuck, slips, jams = set(idx.stuck), set(idx.slips), set(idx.jams)
@@ -271,6 +271,9 @@ class Search:
             codes[s] = 1 - old
             if coin:
                 trace = trace.merged(self.physics.run(codes, [self.physics.geometry.outs[s][old]], table))
+        # Work is counted in cascades of up to WORK_ARRIVALS coin arrivals, so
+        # a long group of many coins spends its budget as fast as it takes time.
+        self.evaluations += 1 + len(trace.arrivals) // WORK_ARRIVALS
         counts = [0] * self.obs.entry_count
         for e in entries:
             counts[e] += 1
@@ -324,22 +327,22 @@ class Search:
                 continue
             label = labels[s]
             if trace.flips[s] and not st:
-                out.append(Move("stuck", s, fault=SwitchStuck(label), cost=_LOG[catalog.SWITCH_STUCK]))
+                out.append(Move("stuck", s, fault=_fault(SwitchStuck, label), cost=_LOG[catalog.SWITCH_STUCK]))
                 if trace.flips[s] > 1 and not any(m.kind == "sticky" for m in base):
                     for k in range(min(trace.flips[s], STICKY_PASSES)):
-                        out.append(Move("sticky", s, k, fault=SwitchStuck(label), cost=_LOG[catalog.SWITCH_STUCK] + STICKY))
+                        out.append(Move("sticky", s, k, fault=_fault(SwitchStuck, label), cost=_LOG[catalog.SWITCH_STUCK] + STICKY))
             if not sl and any(self.physics.rested(b) for b in trace.arrivals if b >> 3 == s):
-                out.append(Move("slip", s, fault=PadNotHolding(label), cost=_LOG[catalog.PAD_NOT_HOLDING]))
+                out.append(Move("slip", s, fault=_fault(PadNotHolding, label), cost=_LOG[catalog.PAD_NOT_HOLDING]))
             if s not in base_pad:
                 if code & COIN:
-                    out.append(Move("remove", s, fault=CoinRemoved(label), cost=_LOG[catalog.COIN_REMOVED]))
+                    out.append(Move("remove", s, fault=_fault(CoinRemoved, label), cost=_LOG[catalog.COIN_REMOVED]))
                 else:
-                    out.append(Move("add", s, fault=CoinAdded(label), cost=_LOG[catalog.COIN_ADDED]))
+                    out.append(Move("add", s, fault=_fault(CoinAdded, label), cost=_LOG[catalog.COIN_ADDED]))
                 if s in idx.halls:
-                    out.append(Move("pad", s, fault=HallFault(label), cost=DOUBT_HIDDEN_PAD))
+                    out.append(Move("pad", s, fault=_fault(HallFault, label), cost=DOUBT_HIDDEN_PAD))
                 else:
                     proven = PROVEN if s in self.proven else 0.0
-                    out.append(Move("pad", s, fault=HallFault(label), cost=_LOG[catalog.HALL_FAULT] + math.log(HALL_WAS_WRONG) + proven))
+                    out.append(Move("pad", s, fault=_fault(HallFault, label), cost=_LOG[catalog.HALL_FAULT] + math.log(HALL_WAS_WRONG) + proven))
             for f in idx.at(s):
                 if isinstance(f, (SwitchStuck, PadNotHolding)) and ("fix", s, -1) not in taken and ("spare", s, -1) not in taken:
                     out.append(Move("fix", s, fault=f, cost=math.log(FIXED)))
@@ -347,9 +350,9 @@ class Search:
                     out.append(Move("spare", s, fault=f, cost=self.spare_cost(f)))
         for s, side in sorted(sides):
             if (s, side) in idx.jams:
-                out.append(Move("fix", s, side, fault=Jam(labels[s], side), cost=math.log(FIXED)))
+                out.append(Move("fix", s, side, fault=_fault(Jam, labels[s], side), cost=math.log(FIXED)))
             elif ("chute", s, side) not in taken:
-                out.append(Move("chute", s, side, fault=Jam(labels[s], side), cost=_LOG[catalog.JAM]))
+                out.append(Move("chute", s, side, fault=_fault(Jam, labels[s], side), cost=_LOG[catalog.JAM]))
         if self.sensors.entries and not any(m.kind.startswith("entry") for m in base):
             g = self.physics.geometry
             for e in range(self.obs.entry_count):
@@ -364,7 +367,7 @@ class Search:
                         # The coin of this drop meets a coin an earlier drop left
                         # there unseen: the beam that missed it misses coins.
                         known = e in world.index.dead_entries
-                        out.append(Move("missed", e, fault=EntrySensorDead(e),
+                        out.append(Move("missed", e, fault=_fault(EntrySensorDead, e),
                                         cost=SILENT_DROP + (0.0 if known else _LOG[catalog.ENTRY_SENSOR_DEAD])))
         # A rocker that went over slowly, as a hand moves it, during the drop;
         # or one that went over where no coin of this cascade came (a quick
@@ -383,8 +386,8 @@ class Search:
                     extra = QUICK_HAND
             if extra is not None:
                 label = labels[s]
-                out.append(Move("hand", s, fault=MovedByHand(label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra))
-                out.append(Move("hand_after", s, fault=MovedByHand(label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra))
+                out.append(Move("hand", s, fault=_fault(MovedByHand, label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra))
+                out.append(Move("hand_after", s, fault=_fault(MovedByHand, label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra))
         if not any(m.kind == "unchatter" for m in base):
             for e in set(self.entries):
                 times = [t for t, x in self.obs.entries if x == e]
