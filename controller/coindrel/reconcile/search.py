@@ -389,10 +389,11 @@ class Search:
                 out.append(Move("hand", s, fault=_fault(MovedByHand, label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra))
                 out.append(Move("hand_after", s, fault=_fault(MovedByHand, label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra))
         if not any(m.kind == "unchatter" for m in base):
-            for e in set(self.entries):
+            # Tried first: one coin counted twice by its beam is one cheap cascade.
+            for e in sorted(set(self.entries)):
                 times = [t for t, x in self.obs.entries if x == e]
                 if any(b - a <= self.chatter_window for a, b in zip(times, times[1:])):
-                    out.append(Move("unchatter", e, fault=None))
+                    out.insert(0, Move("unchatter", e, fault=None))
         return [m for m in out if (m.kind, m.s, m.side) not in taken]
 
     # -- the levels -----------------------------------------------------------------
