@@ -216,13 +216,15 @@ class Reconciler:
                              self.geometry.entry_count).mark_coin_like(self.timing.flip_limit, self.timing.flip_floor)
         if obs.changes_nothing():
             return
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         work0 = self.evaluations
         reports = self._lost(obs, group.lost) if group.lost else self._reconcile(obs)
         ms = (time.perf_counter() - started) * 1000.0
+        cpu_ms = (time.thread_time() - cpu) * 1000.0
         work = self.evaluations - work0
         for r in reports:
             r.search_ms = ms
+            r.cpu_ms = cpu_ms
             r.work = work
             r.t_end = obs.t1
             self.tracker.record(r)

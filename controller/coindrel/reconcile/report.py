@@ -33,6 +33,7 @@ class DropReport:
     scored_exits: tuple = ()  # where the coins really went, per the best explanation (0-based)
     events: list = field(default_factory=list)  # the events, for reports outside drops
     search_ms: float = 0.0  # diagnosis time for the group this drop was in
+    cpu_ms: float = 0.0  # of which this thread ran (what other processes took left out)
     work: int = 0  # engine evaluations that diagnosis made (deterministic)
     t_end: float = 0.0  # the last event of the group this drop was in
     alternatives: list = field(default_factory=list)  # (name, where) sets of the simplest explanations found
