@@ -19,7 +19,7 @@ from ..engine import Jam
 from ..engine.core import COIN, HOLE, PAD_R
 from .faults import PRIOR, CoinRemoved, JamCleared, MovedByHand
 from .physics import Trace
-from .search import Candidate, Move, Search
+from .search import WORK_ARRIVALS, Candidate, Move, Search
 from .sensors import derive
 
 _LOG = {name: math.log(p) for name, p in PRIOR.items()}
@@ -112,7 +112,7 @@ def jam_candidates(search: Search, world) -> None:
 
 
 def _finish(search: Search, world, moves: tuple, trace: Trace, hand: dict, codes0: bytes):
-    search.evaluations += 1
+    search.evaluations += 1 + len(trace.arrivals) // WORK_ARRIVALS
     idx = world.index
     counts = [0] * search.obs.entry_count
     d = derive(search.obs, idx, search.labels, counts, trace, (), search.sensors, search.chatter_window, stray=True, hand_flips=hand)
