@@ -56,7 +56,7 @@ class EffectsMixin:
         elif e.kind == fx.EXPECT:
             self._expect(bool(e.data))
         elif e.kind == fx.END_MATCH:
-            self._end_match(e.name)
+            self._end_match(e.name, e.data)
 
     def _hub_outputs(self, **kw) -> None:
         if not (self.hub_leds or self.hub_dropper):

@@ -161,6 +161,22 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         self.flow.on_action(name, self.now())
         self._after_flow()
 
+    def handle_club_request(self, request: dict) -> bool:
+        """A club asks for a match (``club.link`` checked the message): on
+        screen when the table is free, started only by a person there. A
+        request this table cannot play is logged and dropped."""
+        from .clubrequest import RequestError, match_request
+
+        try:
+            self.flow.on_club_request(match_request(request), self.now())
+        except RequestError as e:
+            log.warning("club: %s; the request is dropped", e)
+            return False
+        log.info("club: match request %s waits for a person at the table", request.get("id"))
+        self._poke.set()
+        self._after_flow()
+        return True
+
     def step(self) -> None:
         """Reconcile what has settled, run the clock, refresh the outside world."""
         now = self.now()
@@ -213,8 +229,8 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         if self.store is not None:
             self.journal = self.store.begin(match, meta={"halls": self.halls_known})
 
-    def _end_match(self, how: str) -> None:
-        match = self.flow.match
+    def _end_match(self, how: str, match: Match | None = None) -> None:
+        match = match or self.flow.match  # "End match" has let go of it already
         if self.journal is not None and match is not None and self.failed is None:
             self._save(self.journal.sync_match, match)
             self.save_timing()
