@@ -211,7 +211,7 @@ def _serve(args, board, say) -> None:
 
     from ..hub.channelmap import load_channel_map
     from ..virtual.live import Server
-    from ..virtual.wire import WireHub
+    from ..virtual.wire import WireHub, power_on_salt
 
     cm = load_channel_map(args.channel_map) if args.channel_map else None
     if args.hub == "firmware":
@@ -220,9 +220,9 @@ def _serve(args, board, say) -> None:
                               "(`coindrel hub map --write` rebuilds it); --channel-map needs --hub model")
         from ..virtual.fwhub import FirmwareWire
 
-        wire = FirmwareWire(board)
+        wire = FirmwareWire(board, boot_salt=power_on_salt())
     else:
-        wire = WireHub(board, cm)
+        wire = WireHub(board, cm, boot_salt=power_on_salt())  # each process is a new power-on
     server = Server(board, wire, args.serve, speed=args.speed, link=args.link, say=say, until=args.until,
                     keyboard=args.keyboard, hold=args.wait)
     old = None

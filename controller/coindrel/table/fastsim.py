@@ -25,6 +25,7 @@ from .daemon import Table
 from .people import SimPlayers
 from .script import Do, ScriptStep
 from .setupmenu import Choices
+from .simresult import recovered, stop_on_signals
 from .store import MatchStore
 
 STEP = 0.02  # seconds of board time per step of the rig
@@ -111,6 +112,8 @@ class FastRig:
         self.table: Table | None = None
         self.players = None
         self.on_mismatch = None  # called with each mismatch's report (text mode prints it)
+        self.warn = None  # says what recovery repaired (default: standard error)
+        self.stopped = False  # Ctrl-C or SIGTERM: end after this tick, as a finished sim ends
         self._errors = _Errors()
         logging.getLogger("coindrel").addHandler(self._errors)
         self._loop = None  # for tick() called outside a running loop (tests)
@@ -124,7 +127,7 @@ class FastRig:
         choices = Choices(clock=opts.clock, variants=opts.variants, players=opts.names, opponent=opts.opponent)
         self.table = Table(self.g, choices, source=self.source, store=self.store, clock=lambda: self.t,
                            reveal_seconds=opts.reveal_seconds)
-        self.table.resume(self.store.recover())
+        self.table.resume(recovered(self.store.recover(), self.warn))
         self.table.handle_event(StatusEvent(self.board.now, "connected", "virtual board"))
         self._snapshot()
         if self.players is None:
@@ -225,7 +228,7 @@ class FastRig:
     async def run(self, until: float | None = None, wall_limit: float | None = None) -> Outcome:
         started = time.monotonic()
         try:
-            while not self.players.finished.is_set():
+            while not self.players.finished.is_set() and not self.stopped:
                 if until is not None and self.t >= until:
                     break
                 if self.table.failed is not None:
@@ -269,9 +272,11 @@ async def run_fast(opts, script=(), until: float | None = None, say=None) -> dic
         from ..club.feed import attach
 
         club = attach(lambda: rig.table, opts.club, rig.state_dir)
+    restore = stop_on_signals(lambda: setattr(rig, "stopped", True))
     try:
         out = await rig.run(until=until)
     finally:
+        restore()
         if club is not None:
             await club.finish()
     for e in out.errors:

@@ -17,6 +17,7 @@ from ..engine import EngineError, Match, MatchSetup, Variants
 from ..obslog import LogHeader
 from .journal import JournalError, read_journal
 from .records import read_last_line
+from .sessions import continued
 from .replay import Contents, read_contents
 
 CURRENT = "match.journal"
@@ -212,7 +213,8 @@ class MatchDetail:
         header = LogHeader(board=m.setup.board, variants=m.setup.variants, state=tuple(start.board.rows()),
                            extra={"match": self.summary.id})
         lines = [json.dumps(header.to_json())]
-        lines += [json.dumps(e) for e in self.contents.event_dicts]
+        evs = [r for r in self.contents.good() if r.kind == "ev"]
+        lines += [json.dumps(e) for e in continued(evs)]  # one board clock across hub sessions
         return lines
 
 

@@ -23,7 +23,7 @@ from ..config import Section
 from ..engine import Variants, standard_geometry
 from ..virtual import BoardConfig, Scenario, build_board, fault_from_text
 from ..virtual.live import Server
-from ..virtual.wire import WireHub
+from ..virtual.wire import WireHub, power_on_salt
 from .daemon import Table
 from .people import RETRY, SimPlayers, do_by_hand  # noqa: F401  (RETRY, SimPlayers: the sim's public names)
 from .setupmenu import Choices
@@ -153,7 +153,7 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
     reaches ``until`` or it is stopped; the result (``simresult.result_json``)."""
     from .fastsim import Outcome, mismatch_text, remember_match, watch_reports
     from .script import Do
-    from .simresult import result_json
+    from .simresult import recovered, result_json, stop_on_signals
 
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
     started = time.monotonic()
@@ -164,9 +164,9 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
     if opts.hub == "firmware":
         from ..virtual.fwhub import FirmwareWire
 
-        wire = FirmwareWire(board)  # the real firmware under MicroPython, its pins driven by the board
+        wire = FirmwareWire(board, boot_salt=power_on_salt())  # the real firmware under MicroPython
     else:
-        wire = WireHub(board)
+        wire = WireHub(board, boot_salt=power_on_salt())  # a restarted sim is a new hub boot
     server = Server(board, wire, "pty", speed=opts.speed, say=lambda m: log.info("%s", m))
     server.ready = threading.Event()
     server_task = asyncio.create_task(server.run())
@@ -199,6 +199,7 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
     table = None
     keyboard = None
     errors = []
+    restore_signals = stop_on_signals(done.set)  # Ctrl-C / SIGTERM end it as q does: summary, journal synced
     club = None
     if opts.club is not None:
         from ..club.feed import attach
@@ -210,7 +211,7 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
             store = MatchStore(state_dir).open()
             table = Table(g, choices, source=make_source("hub", {"url": server.url}), display=display,
                           outputs=outputs, store=store, reveal_seconds=opts.reveal_seconds)
-            table.resume(store.recover())
+            table.resume(recovered(store.recover()))
             watch_reports(table, out, lambda: (lambda r, d: say(mismatch_text(r, d))) if text_mode else None)
             if players is None:
                 players = SimPlayers(table, board, opts)
@@ -267,6 +268,7 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
             if restart:
                 out.restarts += 1
     finally:
+        restore_signals()
         if club is not None:
             await club.finish()
         if keyboard is not None:

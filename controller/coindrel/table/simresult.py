@@ -9,6 +9,40 @@ from pathlib import Path
 from ..engine import EngineError
 
 
+def recovered(recovery, warn=None):
+    """``recovery`` after its warnings are said as ``coindrel run`` says them
+    (a journal the store cut or moved aside must not be repaired silently)."""
+    import sys
+
+    warn = warn or (lambda text: print(text, file=sys.stderr, flush=True))
+    for message in recovery.messages:
+        warn(f"WARNING coindrel.table: {message}")
+    return recovery
+
+
+def stop_on_signals(stop):
+    """Ctrl-C (SIGINT) and SIGTERM call ``stop()``: the sim ends as ``q`` ends
+    it, its journal synced and its summary printed, not with a traceback.
+    Returns the function that puts the old handling back."""
+    import asyncio
+    import signal
+
+    loop = asyncio.get_running_loop()
+    added = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop)
+            added.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread (tests)
+            pass
+
+    def restore() -> None:
+        for sig in added:
+            loop.remove_signal_handler(sig)
+
+    return restore
+
+
 def winner_name(m) -> str | None:
     if m is None or not m.over:
         return None

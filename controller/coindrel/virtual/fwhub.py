@@ -58,8 +58,9 @@ def firmware_dir() -> Path:
 
 
 class FirmwareWire:
-    def __init__(self, board, channel_map=None, state_dir: str | None = None):
+    def __init__(self, board, channel_map=None, state_dir: str | None = None, boot_salt: int = 0):
         self.board = board
+        self.boot_salt = boot_salt  # fresh per hosting process, as a Pico's boot id per power-on
         self.hub = board.hub
         self.cm = channel_map or load_channel_map()
         if tuple(self.cm.geometry.labels) != tuple(board.geometry.labels):
@@ -106,7 +107,8 @@ class FirmwareWire:
         self.passes_to = 0
         self.token += 1
         self.board.sched.at(t + TICK, self._tick, self.token)
-        boot_id = derive(self.board.config.seed, "fw-boot", self.boots) & 0xFFFFFFFF
+        names = ("fw-boot", self.boots) if not self.boot_salt else ("fw-boot", self.boot_salt, self.boots)
+        boot_id = derive(self.board.config.seed, *names) & 0xFFFFFFFF
         env = dict(os.environ)
         env["MICROPYPATH"] = os.pathsep.join([".frozen", str(HOST), str(self.firmware)])
         self.proc = subprocess.Popen(

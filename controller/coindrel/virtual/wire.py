@@ -28,13 +28,24 @@ from .rand import Stream, derive
 FIRMWARE = "virtual-1"
 
 
+def power_on_salt() -> int:
+    """A salt for a hub hosted by a new process: its boot ids differ from every
+    earlier run's, as a real hub's do per power-on (firmware/PROTOCOL.md)."""
+    import os
+
+    return int.from_bytes(os.urandom(4), "little") | 1
+
+
 def beam_id(kind: str, index: int) -> int:
     return index if kind == "entry" else 8 + index
 
 
 class WireHub:
-    def __init__(self, board, channel_map=None, heartbeat: bool = True, capacity: int = 4096):
+    def __init__(self, board, channel_map=None, heartbeat: bool = True, capacity: int = 4096, boot_salt: int = 0):
         self.board = board
+        # a real Pico draws a new boot id every power-on: a process hosting the hub is one,
+        # so it passes a fresh salt (the same seed alone would repeat the last run's ids)
+        self.boot_salt = boot_salt
         self.cm = channel_map or load_channel_map()
         if tuple(self.cm.geometry.labels) != tuple(board.geometry.labels) or self.cm.board != board.config.board:
             raise p.ProtocolError(f"the channel map is for board {self.cm.board!r}, the virtual board is {board.config.board!r}")
@@ -88,7 +99,8 @@ class WireHub:
     # -- framing --------------------------------------------------------------
 
     def _boot_id(self) -> int:
-        return derive(self.board.config.seed, "boot", self.boots) & 0xFFFFFFFF
+        names = ("boot", self.boots) if not self.boot_salt else ("boot", self.boot_salt, self.boots)
+        return derive(self.board.config.seed, *names) & 0xFFFFFFFF
 
     def t_us(self, t: float | None = None) -> int:
         """Hub time of board time ``t``; by default the hub's horizon (the
