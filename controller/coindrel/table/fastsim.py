@@ -55,6 +55,7 @@ class Outcome:
     script_steps: int = 0
     reports: int = 0
     mismatches: list = field(default_factory=list)  # (drop, what the table said first)
+    alerts: list = field(default_factory=list)  # (title, what it said first): notices outside any drop
     errors: list = field(default_factory=list)
     matches: list = field(default_factory=list)  # Match objects, in order
 
@@ -74,6 +75,8 @@ def watch_reports(table, out: Outcome, on_mismatch=lambda: None) -> None:
             if tell is not None:
                 tell(report, d)
         elif report.drop is None and flow.note is not None and hasattr(flow.note, "findings"):
+            n = flow.note
+            out.alerts.append((n.title, (n.findings or n.facts or ("",))[0]))
             tell = on_mismatch()  # a coin outside any drop, a revision: the notice the table shows
             if tell is not None:
                 tell(report, flow.note)

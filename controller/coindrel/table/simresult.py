@@ -32,6 +32,8 @@ def result_json(table, outcome, wall: float) -> dict:
         "drops": len(m.results) if m is not None else 0,
         "mismatches": len(outcome.mismatches),
         "mismatch_drops": [{"drop": d, "said": said} for d, said in outcome.mismatches],
+        "alerts": len(outcome.mismatches) + len(outcome.alerts),
+        "other_alerts": [{"title": title, "said": said} for title, said in outcome.alerts],
         "faults": faults,
         "matches": [{"players": list(x.setup.players), "totals": list(x.totals), "winner": winner_name(x),
                      "over": x.over, "drops": len(x.results)} for x in outcome.matches],
@@ -52,10 +54,13 @@ def summary_lines(result: dict) -> list[str]:
         head = f"Result: {score}, {'a draw' if w == 'draw' else w + ' wins'}."
     else:
         head = f"Not finished ({result['phase']}): {score}."
-    lines = [head, f"{result['drops']} drops, {result['mismatches']} mismatch(es), {result['restarts']} restart(s), "
-                   f"{result['unplugs']} unplug(s), {result['board_seconds']:.0f} s of board time."]
+    others = result.get("other_alerts", [])
+    lines = [head, f"{result['drops']} drops, {result['mismatches']} mismatch(es), {len(others)} other alert(s), "
+                   f"{result['restarts']} restart(s), {result['unplugs']} unplug(s), {result['board_seconds']:.0f} s of board time."]
     for m in result["mismatch_drops"][:8]:
         lines.append(f"  drop {m['drop']}: {m['said']}")
+    for a in others[:8]:
+        lines.append(f"  {a['title']}: {a['said']}")
     if result["faults"]:
         lines.append("Faults named: " + "; ".join(f"{f['fault']} at {f['where']} ({f['confidence']:.0%})" for f in result["faults"]))
     else:
