@@ -26,6 +26,7 @@ from .store import ClubStore
 
 log = logging.getLogger("coindrel.club.server")
 RATE, BURST = 50.0, 200.0  # messages a second per table; a fast simulated table sends ~10
+SEQUENCED = ("drop", "result")  # numbered by the table's outbox, stored exactly once
 
 
 class Watcher:
@@ -58,6 +59,7 @@ class Club:
         self.watchers: set[Watcher] = set()
         self.buckets: dict[str, TokenBucket] = {}
         self.counts: Counter = Counter()
+        self.last_seq: dict[tuple[str, str], int] = {}  # (table, outbox source): highest seq stored
         self.quiet = QuietLog(log, clock=clock)
         self.client = None  # the MQTT client while connected
         self.on_connect: Callable[[], None] | None = None
@@ -96,7 +98,8 @@ class Club:
         if kind == "request":
             return "own"  # what the club itself sent
         bucket = self.buckets.setdefault(table, TokenBucket(RATE, BURST, self.clock))
-        if not bucket.take():
+        over = not bucket.take()
+        if over and not (kind in SEQUENCED and payload):
             self.quiet.warning(f"flood {table}", "club: table %r sends more than %d messages a second; dropped", table, RATE)
             return "flood"
         if not payload:
@@ -106,7 +109,26 @@ class Club:
         except MessageError as e:
             self.quiet.warning(f"bad {table}", "club: message from table %r dropped: %s", table, e)
             return "invalid"
+        if over and kind in SEQUENCED and msg["seq"] <= self._last_seq(table, msg["source"]):
+            # Over the rate, only what moves a table's outbox on is taken: a table back after
+            # the broker was away sends its backlog as fast as the broker acknowledges it (each
+            # one deleted from its outbox then: dropping it here would lose it), but a replay,
+            # a duplicate or anything out of order is a flood.
+            self.quiet.warning(f"flood {table}", "club: table %r sends more than %d messages a second; dropped", table, RATE)
+            return "flood"
         return getattr(self, f"_on_{kind}")(table, msg)
+
+    def _last_seq(self, table: str, source: str) -> int:
+        key = (table, source)
+        if key not in self.last_seq:
+            if len(self.last_seq) > 4 * len(self.known) + 64:  # sources come from the network: keep it small
+                self.last_seq.clear()
+            self.last_seq[key] = self.store.last_seq(table, source)
+        return self.last_seq[key]
+
+    def _stored(self, table: str, msg: dict) -> None:
+        key = (table, msg["source"])
+        self.last_seq[key] = max(self.last_seq.get(key, 0), msg["seq"])
 
     def _on_status(self, table: str, msg: dict) -> str:
         live = self.live[table]
@@ -127,6 +149,7 @@ class Club:
     def _on_drop(self, table: str, msg: dict) -> str:
         if not self.store.add_drop(table, msg):
             return "duplicate"
+        self._stored(table, msg)
         last = self.live[table]["last"]
         if last is None or (msg["match"], msg["turn"]) >= (last["match"], last["turn"]):
             self.live[table]["last"] = msg
@@ -136,6 +159,7 @@ class Club:
     def _on_result(self, table: str, msg: dict) -> str:
         if not self.store.add_result(table, msg):
             return "duplicate"
+        self._stored(table, msg)
         self.live[table]["result"] = msg
         self._changed(table)
         for w in self.watchers:
