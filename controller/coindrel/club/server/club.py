@@ -98,25 +98,29 @@ class Club:
         if kind == "request":
             return "own"  # what the club itself sent
         bucket = self.buckets.setdefault(table, TokenBucket(RATE, BURST, self.clock))
-        over = not bucket.take()
-        if over and not (kind in SEQUENCED and payload):
-            self.quiet.warning(f"flood {table}", "club: table %r sends more than %d messages a second; dropped", table, RATE)
-            return "flood"
         if not payload:
-            return "cleared"  # a retained message being removed
+            return "cleared" if bucket.take() else self._flood(table)  # a retained message being removed
+        if kind not in SEQUENCED and not bucket.take():
+            return self._flood(table)
         try:
             table, kind, msg = parse(name, payload)
         except MessageError as e:
+            if kind in SEQUENCED and not bucket.take():
+                return self._flood(table)
             self.quiet.warning(f"bad {table}", "club: message from table %r dropped: %s", table, e)
             return "invalid"
-        if over and kind in SEQUENCED and msg["seq"] <= self._last_seq(table, msg["source"]):
-            # Over the rate, only what moves a table's outbox on is taken: a table back after
-            # the broker was away sends its backlog as fast as the broker acknowledges it (each
-            # one deleted from its outbox then: dropping it here would lose it), but a replay,
-            # a duplicate or anything out of order is a flood.
-            self.quiet.warning(f"flood {table}", "club: table %r sends more than %d messages a second; dropped", table, RATE)
-            return "flood"
+        if kind in SEQUENCED and msg["seq"] <= self._last_seq(table, msg["source"]) and not bucket.take():
+            # What moves a table's outbox on is never held back: a table back after the broker
+            # was away sends its backlog as fast as the broker acknowledges it (each message
+            # deleted from its outbox then: dropping it here would lose it), and it must not use
+            # up the allowance its state and status need. Replays and anything out of order are
+            # what a flood is made of.
+            return self._flood(table)
         return getattr(self, f"_on_{kind}")(table, msg)
+
+    def _flood(self, table: str) -> str:
+        self.quiet.warning(f"flood {table}", "club: table %r sends more than %d messages a second; dropped", table, RATE)
+        return "flood"
 
     def _last_seq(self, table: str, source: str) -> int:
         key = (table, source)
