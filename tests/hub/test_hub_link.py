@@ -18,7 +18,7 @@ from coindrel.sources.hub import HubSource
 
 
 def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 30))
+    return asyncio.run(asyncio.wait_for(coro, 120))
 
 
 async def started(hub_path, **kw):
@@ -92,7 +92,7 @@ def test_refuses_other_channel_map_and_protocol(hub_path):
         assert "refused" in ev.detail
         hub.close()
         hub2 = FakeHub(hub_path, proto=2)
-        await asyncio.wait_for(clock.wait_sleepers(), 5)
+        await asyncio.wait_for(clock.wait_sleepers(), 60)
         await clock.advance(30)
         ev = await next_event(src, status("error"))
         assert "protocol 2" in ev.detail
@@ -109,9 +109,9 @@ def test_other_firmware_is_named(hub_path):
         await hub.got_data.wait()
         hub.write(b"MicroPython v1.24.1 on 2024-11-29; Raspberry Pi Pico with RP2040\r\n>>> ")
         hub.write(b"\r\nType \"help()\" for more information.\r\n")
-        await asyncio.wait_for(src.link.wait_until(lambda: len(src.link.text_seen) >= 2), 5)
+        await asyncio.wait_for(src.link.wait_until(lambda: len(src.link.text_seen) >= 2), 60)
         for _ in range(3):  # three hellos go unanswered
-            await asyncio.wait_for(clock.wait_sleepers(), 5)
+            await asyncio.wait_for(clock.wait_sleepers(), 60)
             await clock.advance(1.0)
         ev = await next_event(src, status("error"))
         assert "not running the Coindrel hub firmware" in ev.detail and "MicroPython v1.24.1" in ev.detail
@@ -132,9 +132,9 @@ def test_unplug_and_replug(hub_path):
         ev = await next_event(src, status("disconnected"))
         assert "waiting for it to come back" in ev.detail
         hub.coin(5)  # the hub runs on; with no host these frames go nowhere
-        await asyncio.wait_for(clock.wait_sleepers(), 5)
+        await asyncio.wait_for(clock.wait_sleepers(), 60)
         await clock.advance(1.0)  # a retry finds nothing to open
-        await asyncio.wait_for(clock.wait_sleepers(), 5)
+        await asyncio.wait_for(clock.wait_sleepers(), 60)
         hub.plug()  # same boot: seq and time go on
         await clock.advance(5.0)
         ev = await next_event(src, status("lost"))
@@ -177,12 +177,12 @@ def test_silent_hub_is_dropped_and_retried(hub_path):
         src, clock = await started(hub_path)
         await next_event(src, status("connected"))
         hub.answer = False
-        await asyncio.wait_for(clock.wait_sleepers(), 5)
+        await asyncio.wait_for(clock.wait_sleepers(), 60)
         await clock.advance(2.0)  # three heartbeats missed
         ev = await next_event(src, status("disconnected"))
         assert "no data from the hub" in ev.detail
         hub.answer = True
-        await asyncio.wait_for(clock.wait_sleepers(), 5)
+        await asyncio.wait_for(clock.wait_sleepers(), 60)
         await clock.advance(1.0)
         await next_event(src, status("connected"))
         await src.close()
