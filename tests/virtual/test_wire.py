@@ -159,6 +159,18 @@ def test_raw_stream_for_calibration():
     assert not [f for f in frames(wire.take())[0] if isinstance(f.msg, p.Raw)]
 
 
+def test_a_new_connection_stops_the_raw_stream():
+    # whoever asked for it is gone (a `coindrel hub raw` killed): the next hello_req is a new client
+    board, wire, _ = wired(Scenario(BoardConfig(seed=2, start=ALL_L)), heartbeat=False)
+    wire.take()
+    ask(board, wire, p.RawStream(100))
+    board.run_until(0.55)
+    assert [f for f in frames(wire.take())[0] if isinstance(f.msg, p.Raw)]
+    ask(board, wire, p.HelloReq(), seq0=200)
+    board.run_until(2.0)
+    assert not [f for f in frames(wire.take())[0] if isinstance(f.msg, p.Raw)]
+
+
 def test_reset_command_restarts_the_hub():
     board, wire, out = wired(Scenario(BoardConfig(seed=2, start=ALL_L)))
     board.run_until(3.0)

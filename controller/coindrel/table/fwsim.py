@@ -1,0 +1,120 @@
+"""``coindrel sim --hub firmware --fast``: the fast sim with the real hub
+firmware in the loop.
+
+The board is the virtual board; its hub is the real firmware under the unix
+MicroPython (``virtual.fwhub``), whose pins the board's physics drives; the
+table reads it through the real hub link (``HubSource``: pyserial on a pty,
+handshake, resume, snapshots) as it reads a Pico. Everything moves on one
+board clock in lockstep (``virtual.linkstep``): the board and the firmware
+run to the next step, the link hears every byte before time moves on, so a
+slow machine makes the sim slower, never different.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+
+from ..engine import EngineError
+from ..events import StatusEvent
+from ..virtual.fwhub import FirmwareWire
+from ..virtual.linkstep import Lockstep
+from .daemon import Table
+from .fastsim import FastRig, log
+from .script import Do
+from .setupmenu import Choices
+from .store import MatchStore
+
+FW_STEP = 0.05  # board seconds per lockstep step: the link hears the hub 20 times a board second
+
+
+class FirmwareRig(FastRig):
+    def __init__(self, opts, script=(), state_dir: str | None = None, step: float = FW_STEP,
+                 store_options: dict | None = None):
+        self.wire = None
+        self.rig = None
+        super().__init__(opts, script, state_dir=state_dir, step=step, store_options=store_options)
+
+    def _build(self) -> None:
+        if self.wire is None:
+            self.port_dir = tempfile.mkdtemp(prefix="coindrel-fwport-")
+            self.wire = FirmwareWire(self.board)
+            # the wire stands for the board too: its run_until moves the board, then the firmware
+            self.rig = Lockstep(self.wire, self.wire, self.port_dir, step=self.step_s)
+            self.link_source = self.rig.source
+        opts = self.opts
+        self.store = MatchStore(self.state_dir, **self.store_options).open()
+        choices = Choices(clock=opts.clock, variants=opts.variants, players=opts.names, opponent=opts.opponent)
+        self.table = Table(self.g, choices, source=self.link_source, store=self.store, clock=lambda: self.t,
+                           reveal_seconds=opts.reveal_seconds)
+        self.table.resume(self.store.recover())
+        if self.players is None:
+            from .people import SimPlayers
+
+            self.players = SimPlayers(self.table, self.board, opts, clock=lambda: self.t)
+        self.players.table = self.table
+        self._hook_reports()
+        if self.link_source.link is not None and self.link_source.link.connected:
+            self._ask_positions()  # a restarted table process: the board as the hub has it
+
+    def apply(self, s) -> None:
+        if s.do is Do.UNPLUG and self.board.hub.on:
+            super().apply(s)  # the hub's power goes with the cable...
+            self.wire.unplug(s.value)  # ...and the port with it
+            return
+        super().apply(s)
+
+    def _ask_positions(self) -> None:
+        table = self.table
+        if table.halls_known:
+            asyncio.get_running_loop().create_task(table._read_positions())  # noqa: SLF001 - what the daemon does
+
+    async def _aadvance(self, t: float) -> None:
+        await self.rig.advance_to(t)
+        self.t = max(self.t, t)
+        for ev in self.link_source.pending():
+            self.table.handle_event(ev)
+            if isinstance(ev, StatusEvent) and ev.state in ("connected", "resync"):
+                self._ask_positions()
+
+    async def _atick_fw(self) -> None:
+        end = self.t + self.step_s
+        while self.next_step < len(self.script) and self.script[self.next_step].t <= end:
+            s = self.script[self.next_step]
+            self.next_step += 1
+            await self._aadvance(max(self.t, s.t))
+            self.apply(s)
+        await self._aadvance(end)
+        self.table.step()
+        self.players.step()
+        self._remember_match()
+
+    async def run(self, until: float | None = None, wall_limit: float | None = None):
+        started = time.monotonic()
+        try:
+            await self.rig.start()
+            while not self.players.finished.is_set():
+                if until is not None and self.t >= until:
+                    break
+                if self.table.failed is not None:
+                    self.out.errors.append(f"the journal failed: {self.table.failed}")
+                    break
+                if wall_limit is not None and time.monotonic() - started > wall_limit:
+                    self.out.errors.append(f"the sim did not finish within {wall_limit:g} s of wall time")
+                    break
+                await self._atick_fw()
+        except EngineError as e:
+            self.out.errors.append(f"{type(e).__name__}: {e}")
+        except Exception as e:  # noqa: BLE001 - any internal error ends the sim and is reported
+            log.exception("the sim stopped")
+            self.out.errors.append(f"internal error: {e!r}")
+        finally:
+            self.out.t = self.t
+            self.out.errors.extend(self._errors.messages)
+            try:
+                await self.rig.close()
+            finally:
+                self.wire.close()
+                self.close()
+        return self.out

@@ -1,0 +1,91 @@
+"""The real hub firmware in the loop: ``coindrel sim --hub firmware --fast``
+plays whole matches through firmware/coindrel_hub under the unix MicroPython
+(its pins driven by the virtual board), the real hub link on a pty, the real
+table; the same match on the Python hub model gives the same result. An
+unplug and a hub reset are survived the same way. Everything runs in
+lockstep on board time, so no figure here depends on the machine's speed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from coindrel.table.sim import SimOptions
+
+ROOT = Path(__file__).resolve().parents[2]
+SAME = ("over", "phase", "players", "totals", "winner", "drops", "matches", "errors")
+
+
+def micropython_or_skip():
+    from coindrel.engine import EngineError
+    from coindrel.virtual.fwhub import micropython_binary
+
+    try:
+        return micropython_binary()
+    except EngineError as e:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(str(e))
+
+
+def sim(tmp_path, name, *args):
+    out = tmp_path / f"{name}.json"
+    # --until bounds a run that cannot finish (a match is about 70 s of board time)
+    r = subprocess.run([sys.executable, "-m", "coindrel", "sim", "--fast", "--players", "greedy,random",
+                        "--until", "600", "--result", str(out), *args], capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return json.loads(out.read_text()), r.stdout
+
+
+def test_a_whole_match_through_the_real_firmware_is_the_python_models_match(tmp_path):
+    micropython_or_skip()
+    fw, text = sim(tmp_path, "fw", "--hub", "firmware")
+    py, _ = sim(tmp_path, "py")
+    assert fw["over"] and fw["errors"] == [] and fw["drops"] > 20, text
+    assert {k: fw[k] for k in SAME} == {k: py[k] for k in SAME}
+    assert fw["mismatches"] == py["mismatches"] == 0
+
+
+@pytest.mark.parametrize("what", ["unplug", "hub_reset"])
+def test_an_unplug_and_a_hub_reset_through_the_real_firmware(tmp_path, what):
+    micropython_or_skip()
+    if what == "unplug":
+        (tmp_path / "s.jsonl").write_text('{"t": 20, "unplug": 3}\n')
+        extra = ["--script", str(tmp_path / "s.jsonl")]
+    else:
+        extra = ["--fault", "hub_reset,t=40"]
+    fw, text = sim(tmp_path, "fw", "--hub", "firmware", *extra)
+    py, _ = sim(tmp_path, "py", *extra)
+    assert fw["over"] and fw["errors"] == [], text
+    # The same match, scored the same; a drop the cut falls into may be flagged
+    # on one hub and not the other (the firmware's link answers a little later,
+    # so the players' coins fall at slightly other times).
+    assert {k: fw[k] for k in SAME} == {k: py[k] for k in SAME}
+    assert fw["unplugs"] == py["unplugs"] == (1 if what == "unplug" else 0)
+
+
+def test_the_firmware_really_rebooted_and_the_link_resynced(tmp_path):
+    # In process, to look inside: the MicroPython process ended with the
+    # power and a new boot started (3 boots), the pty went with the cable,
+    # the link saw two new boot ids and resynced board time, the match ended.
+    micropython_or_skip()
+    from coindrel.engine import standard_geometry
+    from coindrel.table.fwsim import FirmwareRig
+    from coindrel.table.script import parse_script
+
+    opts = SimOptions(display="text", faults=("hub_reset,t=40",))
+    script = parse_script('{"t": 20, "unplug": 3}\n', standard_geometry())
+    rig = FirmwareRig(opts, script, state_dir=str(tmp_path / "state"))
+    out = asyncio.run(rig.run(until=600, wall_limit=600))
+    assert out.errors == []
+    assert rig.players.finished.is_set() and out.matches and out.matches[-1].over
+    assert rig.wire.boots == 3, "the first boot, after the unplug, after the reset"
+    assert rig.rig.hub.unplugs == 1
+    assert rig.link_source.link.tracker.stats.resets == 2
+    assert rig.wire.proc is None, "the MicroPython process ends with the sim"
