@@ -42,9 +42,7 @@ def result_json(table, outcome, wall: float) -> dict:
         "resumed_after_drop": resumed,
         "faults": faults,
         "matches": [{"players": list(x.setup.players), "totals": list(x.totals), "winner": winner_name(x),
-                     "over": x.over, "drops": len(x.results),
-                     "mismatches": sum(1 for k, _, _ in outcome.mismatches if k == match_key(x))}
-                    for x in outcome.matches],
+                     "over": x.over, "drops": len(x.results)} for x in outcome.matches],
         "restarts": outcome.restarts,
         "unplugs": outcome.unplugs,
         "script_steps": outcome.script_steps,
