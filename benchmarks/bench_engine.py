@@ -63,10 +63,19 @@ class Reference:
             cells.append((4, (self.hole,), 0))  # a hole swallows the coin
             self.table.append(cells)
         self.entries = [index[e] for e in data["entries"]]
+        self.path, self.labels, self.tables = path, labels, {frozenset(stuck): self.table}
+        self.last_faults, self.last_table = (), self.table
+        # the text form (rules.md section 9): bit 0 pad right, bit 1 coin, 4 a hole
+        self.letters = bytes(ord("LRlro"[b]) if b < 5 else ord("?") for b in range(256))
+        bounds, at = [], 0
+        for row in data["rows"]:
+            bounds.append((at, at + len(row)))
+            at += len(row)
+        self.bounds = bounds
 
-    def drop(self, codes, entries):
+    def drop(self, codes, entries, table=None):
         """(sorted exits, flips per switch, codes after)."""
-        n, hole, table = self.n, self.hole, self.table
+        n, hole, table = self.n, self.hole, table or self.table
         codes = bytearray(codes)
         flips, exits, stack = [0] * n, [], [self.entries[e] for e in entries]
         while stack:
@@ -82,13 +91,33 @@ class Reference:
         exits.sort()
         return exits, flips, codes
 
+    def predict(self, codes, entries, stuck):
+        """A drop as if the switches ``stuck`` (labels, a tuple) did not flip: the
+        table for that fault set is looked up (built the first time), as ours is."""
+        if stuck != self.last_faults:
+            key = frozenset(stuck)
+            if key not in self.tables:
+                self.tables[key] = Reference(self.path, key).table
+            self.last_faults, self.last_table = stuck, self.tables[key]
+        return self.drop(codes, entries, self.last_table)
+
+    def text(self, codes) -> str:
+        letters = codes.translate(self.letters).decode("ascii")
+        return "/".join([letters[a:b] for a, b in self.bounds])
+
     def match(self, codes, values, entries):
-        """Four rounds with targets and the last drop (rules.md 5-6): the turns and the final board."""
-        turns, totals, player, pick = [], [0, 0], 0, iter(entries)
+        """Four rounds with targets and the last drop (rules.md 5-6), keeping what a
+        match must keep per drop, as ours does: a log line with the board text
+        (to replay it), an undo snapshot and a result. Returns the results,
+        the log and the final board."""
+        log, undo, turns = [], [], []
+        totals, player, pick = [0, 0], 0, iter(entries)
         for rnd in range(4):
             scores, owed = [0, 0], None
+            log.append({"do": "reveal", "round": rnd + 1, "values": list(values[rnd])})
             while True:
                 entry = next(pick)
+                undo.append((codes, rnd, list(scores), list(totals), player, owed))  # drop() never mutates codes
                 exits, _, codes = self.drop(codes, [entry])
                 points = sum(values[rnd][x] for x in exits)
                 scores[player] += points
@@ -96,11 +125,14 @@ class Reference:
                 ends = owed is not None
                 if not ends and scores[player] >= TARGETS[rnd]:
                     owed = 1 - player
-                turns.append((player + 1, entry, exits, points, tuple(scores), tuple(totals), owed is not None and not ends))
+                text = self.text(codes)
+                log.append({"do": "drop", "t": None, "entry": entry, "exits": exits, "board": text})
+                turns.append((player + 1, entry, rnd + 1, tuple(exits), points, tuple(scores), tuple(totals),
+                              owed is not None and not ends, ends and rnd == 3, text))
                 player = 1 - player
                 if ends:
                     break
-        return turns, codes
+        return turns, log, codes
 
 
 # -- cases ---------------------------------------------------------------------------
@@ -128,11 +160,13 @@ def match_cases(count: int, seed: int) -> list:
 # -- checks ----------------------------------------------------------------------------
 
 
-def check_drops(ref: Reference, cases, faults=()) -> None:
+def check_drops(ref: Reference, cases, stuck=()) -> None:
+    faults = [SwitchStuck(label) for label in stuck]
     for state, codes, entries in cases:
         o = predict(state, entries, faults).outcome if faults else drop(state, entries)
-        exits, flips, after = ref.drop(codes, entries)
-        if list(o.exits) != exits or list(o.flips) != flips or o.board.codes != after:
+        exits, flips, after = ref.predict(codes, entries, stuck) if stuck else ref.drop(codes, entries)
+        if (list(o.exits) != exits or list(o.flips) != flips or o.board.codes != after
+                or list(o.exit_counts) != [exits.count(x) for x in range(16)] or list(o.flip_counts) != flips):
             raise SystemExit(f"outcomes differ on {state.text()} entries {entries}: {o} vs {(exits, flips, after)}")
 
 
@@ -142,10 +176,16 @@ def check_matches(ref: Reference, cases) -> None:
         pick = iter(entries)
         while not m.over:
             m.play(next(pick))
-        turns, after = ref.match(codes, m.setup.values or _values(), entries)
-        ours = [(r.player, r.entry, list(r.exits), r.points, r.round_scores, r.totals, r.last_drop) for r in m.results]
-        if ours != turns or m.board.codes != after:
+        turns, log, after = ref.match(codes, m.setup.values or _values(), entries)
+        ours = [(r.player, r.entry, r.round, r.exits, r.points, r.round_scores, r.totals, r.last_drop, r.over, r.board)
+                for r in m.results]
+        our_log = [{k: a[k] for k in ("do", "t", "entry", "exits", "board")} for a in m.log if a["do"] == "drop"]
+        ref_log = [a for a in log if a["do"] == "drop"]
+        if ours != turns or m.board.codes != after or our_log != ref_log:
             raise SystemExit(f"match {seed} differs from the reference")
+        m.undo()
+        if m.board.text() != turns[-2][-1] or m.totals != turns[-2][6]:
+            raise SystemExit(f"match {seed}: undo did not restore the match before its last drop")
 
 
 def _values():
@@ -179,10 +219,12 @@ def ratio(ref_fn, our_fn, cases, rounds: int):
 def import_cost(runs: int = 21) -> tuple[float, float]:
     """CPU ms (user + system, least of ``runs``) of ``import coindrel.engine`` over a bare ``python -c pass``."""
 
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # byte code cached, as installed
+
     def least(code: str) -> float:
         spent = []
         for _ in range(runs):
-            pid = os.posix_spawn(sys.executable, [sys.executable, "-c", code], os.environ)
+            pid = os.posix_spawn(sys.executable, [sys.executable, "-c", code], env)
             _, _, usage = os.wait4(pid, 0)
             spent.append((usage.ru_utime + usage.ru_stime) * 1000)
         return min(spent)
@@ -199,16 +241,15 @@ def main() -> None:
     args = ap.parse_args()
 
     ref = Reference(BOARD_FILE)
-    stuck_at = "R3S4"
-    ref_stuck = Reference(BOARD_FILE, stuck={stuck_at})
-    stuck = [SwitchStuck(stuck_at)]
+    stuck_at = ("R3S4",)
+    stuck = [SwitchStuck(label) for label in stuck_at]
     half = args.cases // 2
     singles = drop_cases(dense_boards(half, 1), 2, (1,))
     multis = drop_cases(dense_boards(half, 3), 4, (2, 3, 4))
     matches = match_cases(60, 5)
     check_drops(ref, singles)
     check_drops(ref, multis)
-    check_drops(ref_stuck, singles[: half // 5], stuck)
+    check_drops(ref, singles[: half // 5], stuck_at)
     check_matches(ref, matches)
     values = _values()
 
@@ -232,9 +273,9 @@ def main() -> None:
             o.exits, o.flips, o.board
 
     def ref_asif(cases):
-        d = ref_stuck.drop
+        d = ref.predict
         for _, codes, entries in cases:
-            d(codes, entries)
+            d(codes, entries, stuck_at)
 
     def our_asif(cases):
         for state, _, entries in cases:
@@ -244,6 +285,11 @@ def main() -> None:
         for state, _, entries in cases:
             o = predict(state, entries, stuck).outcome
             o.exit_counts, o.flip_counts, o.board
+
+    def our_asif_tuples(cases):
+        for state, _, entries in cases:
+            o = predict(state, entries, stuck).outcome
+            o.exits, o.flips, o.board
 
     def ref_matches(cases):
         for _, codes, entries in cases:
@@ -258,24 +304,25 @@ def main() -> None:
 
     timed, rounds = args.timed, args.rounds
     rows = [
-        ("single-coin drops", ref_drops, (our_drops, our_drops_read, our_drops_tuples), singles[:timed]),
-        ("2-4 coins together", ref_drops, (our_drops, our_drops_read, our_drops_tuples), multis[:timed]),
-        ("as-if predictions (a stuck switch)", ref_asif, (our_asif, our_asif_read), singles[:timed]),
+        ("single-coin drops", ref_drops, (our_drops_read, our_drops_tuples, our_drops), singles[:timed]),
+        ("2-4 coins together", ref_drops, (our_drops_read, our_drops_tuples, our_drops), multis[:timed]),
+        ("as-if predictions (a stuck switch)", ref_asif, (our_asif_read, our_asif_tuples, our_asif), singles[:timed]),
         ("whole matches (about 70 drops each)", ref_matches, (our_matches,), matches[:20]),
     ]
     print(f"Coindrel engine vs a table-driven reference — Python {platform.python_version()} on {platform.machine()}")
     print(f"  outcomes identical on {2 * half:,} drops, {half // 5:,} as-if predictions and {len(matches)} whole matches")
     print(f"  speed ratio = reference CPU time / ours: median of {rounds} alternating rounds (low-high)")
-    print(f"  {'':38s} {'the call':>20s} {'+ counts, board read':>22s} {'+ tuples, board read':>22s}")
+    print(f"  {'':38s} {'counts + board read':>21s} {'tuples + board read':>21s} {'the call alone':>21s}")
     for label, ref_fn, ours, cases in rows:
         cells = []
         for fn in ours:
             med, lo, hi, us = ratio(ref_fn, fn, cases, rounds)
             cells.append(f"{med:5.2f}x ({lo:.2f}-{hi:.2f})")
         print(f"  {label:38s} " + " ".join(f"{c:>21s}" for c in cells))
-    print("  the call: drop() / predict(), whose outcome builds exits, flips and the board when read;")
-    print("  whole matches: our Match keeps a log line (with the board text), an undo snapshot and a result per")
-    print("  drop; the reference keeps its list of turns.")
+    print("  the reference returns sorted exits, flips per switch and the board; ours is read as exit and flip")
+    print("  counts (bytes) and the board, or as tuples (sorted exits, flips) and the board, or not read at all.")
+    print("  as-if: both look the fault set's tables up (built once) on every call.")
+    print("  whole matches: both keep per drop a log line with the board text, an undo snapshot and a result.")
     extra, bare = import_cost()
     print(f"  import coindrel.engine: +{extra:.1f} ms CPU over a bare python -c pass ({bare:.1f} ms; least of 21 runs)")
 

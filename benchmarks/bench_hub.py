@@ -24,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "controller"))
 from coindrel.events import StatusEvent  # noqa: E402
 from coindrel.hub import protocol as p  # noqa: E402
 from coindrel.hub.channelmap import load_channel_map  # noqa: E402
+from coindrel.hub.hubside import HubSide  # noqa: E402
+from coindrel.sources.hub import HubSource  # noqa: E402
 from coindrel.hub.tracker import Tracker  # noqa: E402
 
 CM = load_channel_map()
@@ -123,50 +125,56 @@ async def bench_link(n: int) -> None:
     os.close(slave)
 
 
-async def bench_socket(n: int) -> None:
-    """Frames through the link from a hub on socket:// (a thread serving one
-    connection): frames per second and how much of one core the Pi side used."""
-    import resource
+def serve_socket(n: int, chunk: int | None) -> None:
+    """The hub for ``bench_socket``, in a process of its own (as a real hub
+    is; in the link's process its Python loop would fight the link for the
+    interpreter lock and measure that instead): listen on a loopback port
+    (printed), answer the handshake, then send ``n`` beam frames, encoded
+    5,000 at a time after the handshake (their numbers follow its replies'),
+    in one write each (``chunk`` None) or ``chunk`` bytes per write; then
+    read until the link closes."""
     import socket
-    import threading
-
-    from coindrel.hub.hubside import HubSide
-    from coindrel.sources.hub import HubSource
 
     side = HubSide(CM, clock_us=lambda: 1_000_000)
+    msgs = [p.Beam(2_000_000 + 500 * (i + 1), i % 24, True, 0) for i in range(n)]
     srv = socket.create_server(("127.0.0.1", 0))
-    port = srv.getsockname()[1]
-    go = threading.Event()
-    t = 2_000_000
-    blob = bytearray()
-    for i in range(n):
-        t += 500
-        blob += side.beam(t, i % 24, True)
+    print(srv.getsockname()[1], flush=True)
+    conn, _ = srv.accept()
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a USB packet goes when written
+    asked = False
+    while not asked:
+        data = conn.recv(4096)
+        if not data:
+            return
+        conn.sendall(side.feed(data))
+        asked = any(isinstance(f.msg, p.SnapshotReq) for f in side.commands)
+    print(time.monotonic(), flush=True)  # when the first frame goes (the link's process reads the same clock)
+    for at in range(0, n, 5000):
+        view = memoryview(b"".join([side.frame(m) for m in msgs[at:at + 5000]]))
+        step = chunk or len(view)
+        for k in range(0, len(view), step):
+            conn.sendall(view[k:k + step])
+    while conn.recv(4096):  # until the link closes
+        pass
+    conn.close()
 
-    def serve():
-        conn, _ = srv.accept()
-        conn.settimeout(10)
-        asked = False
-        while not asked:
-            data = conn.recv(4096)
-            if not data:
-                return
-            conn.sendall(side.feed(data))
-            asked = any(isinstance(f.msg, p.SnapshotReq) for f in side.commands)
-        go.wait(10)
-        conn.sendall(bytes(blob))
-        conn.recv(1)  # until the client closes
-        conn.close()
 
-    th = threading.Thread(target=serve, daemon=True)
-    th.start()
+async def bench_socket(n: int, chunk: int | None = None) -> None:
+    """Frames through the link from a hub on socket:// (another process):
+    frames per second, and how much of one core the link's process used.
+    ``chunk``: the hub writes that many bytes at a time (a USB packet is 64),
+    so the link meets its bytes in small pieces as they come; None: all at once."""
+    import resource
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, __file__, "--serve-socket", str(n), str(chunk or 0)],
+                            stdout=subprocess.PIPE, text=True)
+    port = int(proc.stdout.readline())
     src = HubSource(f"socket://127.0.0.1:{port}", CM)
     await src.start()
-    await src.ready(10)
+    await src.ready(60)
     r0 = resource.getrusage(resource.RUSAGE_SELF)
-    t0 = time.perf_counter()
-    go.set()
-    got = 0
+    got, downs = 0, []
 
     async def count():
         nonlocal got
@@ -175,22 +183,32 @@ async def bench_socket(n: int) -> None:
                 got += 1
                 if got == n:
                     return
+            elif ev.state != "connected":
+                downs.append(ev.detail)
 
     try:
         await asyncio.wait_for(count(), 120)
     except asyncio.TimeoutError:
         print(f"socket:  only {got} of {n} frames within 120 s")
-    dt = time.perf_counter() - t0
-    n = got
+    t1 = time.monotonic()
     r1 = resource.getrusage(resource.RUSAGE_SELF)
+    dt = t1 - float(await asyncio.get_running_loop().run_in_executor(None, proc.stdout.readline))
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-    print(f"socket:  {n / dt:12,.0f} frames/s through the link on socket:// ({cpu / dt:.2f} of one core, "
-          f"serving thread included; need >= 50,000 at under 1)")
+    how = "written at once" if chunk is None else f"written {chunk} bytes at a time"
+    print(f"socket:  {got / dt:12,.0f} frames/s through the link on socket://, {how} "
+          f"({cpu / dt:.2f} of one core; {got / max(cpu, 1e-9):,.0f} frames per CPU second; "
+          f"need >= 50,000 frames/s at under 1)")
+    for d in downs:
+        print(f"         the link said: {d}")
     await src.close()
-    srv.close()
+    proc.wait(30)
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--serve-socket"]:
+        n, chunk = map(int, sys.argv[2:4])
+        serve_socket(n, chunk or None)
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=200_000)
     ap.add_argument("--link-events", type=int, default=20_000)
@@ -200,6 +218,7 @@ def main() -> None:
     bench_codec(a.frames)
     asyncio.run(bench_link(a.link_events))
     asyncio.run(bench_socket(a.socket_frames))
+    asyncio.run(bench_socket(a.socket_frames, chunk=64))
 
 
 if __name__ == "__main__":

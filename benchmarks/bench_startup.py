@@ -25,6 +25,9 @@ import time
 
 BOARD = "lLLLLLLL/loLLLoL/LLLLLLLL/LLoLoLL/LLLLLLLL"
 PY = sys.executable
+# As installed: byte code cached (pip compiles it at install time). A shell
+# that sets PYTHONDONTWRITEBYTECODE would have every run compile every module.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def coindrel_command() -> list[str]:
@@ -45,10 +48,16 @@ def commands() -> dict[str, list[str]]:
     }
 
 
-def wall(argv: list[str]) -> float:
+def wall(argv: list[str]) -> tuple[float, float]:
+    """Wall seconds and the child's CPU seconds (user + system) of one run."""
     t = time.perf_counter()
-    subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - t
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=ENV)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode})")
+    return time.perf_counter() - t, usage.ru_utime + usage.ru_stime
 
 
 def import_ms(argv: list[str], runs: int = 5) -> tuple[float, set[str]]:
@@ -62,7 +71,7 @@ def import_ms(argv: list[str], runs: int = 5) -> tuple[float, set[str]]:
 
 
 def _import_once(argv: list[str]) -> tuple[float, set[str]]:
-    env = dict(os.environ, PYTHONPROFILEIMPORTTIME="1")
+    env = dict(ENV, PYTHONPROFILEIMPORTTIME="1")
     proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           text=True, env=env)
     total, names = 0.0, set()
@@ -81,24 +90,29 @@ def main() -> None:
     args = ap.parse_args()
     cmds = commands()
     times: dict[str, list[float]] = {k: [] for k in cmds}
+    cpus: dict[str, list[float]] = {k: [] for k in cmds}
     for k, argv in cmds.items():  # warm the file cache and the .pyc files
         wall(argv)
     for _ in range(args.runs):  # interleaved: load changes hit every command alike
         for k, argv in cmds.items():
-            times[k].append(wall(argv))
+            w, c = wall(argv)
+            times[k].append(w)
+            cpus[k].append(c)
     bare_ms, bare_names = import_ms(cmds["python -c pass"])
     bare = statistics.median(times["python -c pass"])
+    bare_cpu = min(cpus["python -c pass"])
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, load {load:.1f}; "
-          f"median of {args.runs} interleaved runs each")
-    print(f"{'command':38} {'wall ms':>8} {'over bare':>10} {'x bare':>7} {'imports ms':>11} {'modules':>8}")
+          f"median wall and least CPU of {args.runs} interleaved runs each")
+    print(f"{'command':38} {'wall ms':>8} {'over bare':>10} {'x bare':>7} {'CPU over':>9} {'imports ms':>11} {'modules':>8}")
     for k, argv in cmds.items():
         med = statistics.median(times[k])
         imp, names = import_ms(argv)
         extra = imp - bare_ms if k != "python -c pass" else imp
         print(f"{k:38} {med * 1000:8.1f} {(med - bare) * 1000:+10.1f} {med / bare:7.2f} "
-              f"{extra:+11.1f} {len(names - bare_names):8d}")
-    print("(over bare: wall-time difference; imports: -X importtime self times beyond bare python's)")
+              f"{(min(cpus[k]) - bare_cpu) * 1000:+9.1f} {extra:+11.1f} {len(names - bare_names):8d}")
+    print("(over bare: wall-time difference; CPU over: least user+system time beyond bare python's, what a loaded")
+    print(" machine changes least; imports: -X importtime self times beyond bare python's)")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ START = "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
 FALL = 0.9  # seconds a drop's coins may still be falling after it starts
 
 
+BOOT = 1.0  # seconds a virtual hub takes to come back after power returns
 MATCH_WINDOW = 1.2  # seconds between the board's drop and the time the table's verdict gives it
 
 
@@ -50,9 +51,12 @@ def _timed(turns: list[dict], verdicts: list[dict]) -> list[tuple]:
     return out
 
 
-def _reader(stream, q: queue.Queue) -> None:
-    for line in iter(stream.readline, ""):
-        q.put(line)
+def _reader(stream, q: queue.Queue, copy: Path) -> None:
+    with open(copy, "a") as f:
+        for line in iter(stream.readline, ""):
+            q.put(line)
+            f.write(line)
+            f.flush()
     q.put(None)
 
 
@@ -64,6 +68,7 @@ class Result:
     flagged: int = 0  # other exits than the board's, but flagged (a mismatch verdict)
     silent: int = 0  # other exits than the board's, not flagged
     lost: int = 0
+    lost_unpowered: int = 0  # of those, drops that fell while the hub had no power (unplugged, resetting)
     duplicated: int = 0
     kills: int = 0
     kills_falling: int = 0
@@ -76,10 +81,10 @@ class Result:
             f"drops on the board {self.drops} ({self.between} more between matches, not scored by design), "
             f"in the journal {self.scored}",
             f"exact {self.exact}, other exits flagged {self.flagged}, other exits silent {self.silent}",
-            f"lost {self.lost}, duplicated {self.duplicated}",
+            f"lost {self.lost} ({self.lost_unpowered} fell while the hub had no power), duplicated {self.duplicated}",
             f"kills {self.kills} ({self.kills_falling} while coins fell)",
             f"belief of the rockers matches the board at the end: {self.belief_ok}",
-        ]
+        ] + [f"problem: {p}" for p in self.problems]
 
 
 class KillRig:
@@ -96,6 +101,7 @@ class KillRig:
         self.sock = self.work / "control.sock"
         self.state = self.work / "state"
         self.board = self.table = None
+        self.board_killed = False
         self.table_log = open(self.work / "table.log", "a")
         self.schedule = [(first + k * interval, self.rng.randrange(8) + 1) for k in range(drops)]
         self.env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -109,9 +115,13 @@ class KillRig:
             cmd += ["--drop", f"{e}@{t:.3f}"]
         for f in self.faults:
             cmd += ["--fault", f]
-        self.board = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env)
+        # SIGINT stops it (and writes its last truth); a rig started in the
+        # background of a shell inherits SIGINT ignored, so it is restored here
+        self.board = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env,
+                                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.board_lines: queue.Queue = queue.Queue()
-        threading.Thread(target=_reader, args=(self.board.stdout, self.board_lines), daemon=True).start()
+        threading.Thread(target=_reader, args=(self.board.stdout, self.board_lines, self.work / "board.log"),
+                         daemon=True).start()
         self.anchor = None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -287,6 +297,8 @@ class KillRig:
         if self._idle_since is not None:
             self.gaps.append((self._idle_since, float("inf")))
         self.stop_board()  # its truth log is complete once it has stopped
+        if self.board_killed:
+            res.problems.append("the virtual board did not stop on SIGINT within 30 s and was killed")
         res.problems += self.score(res, st)
         return res
 
@@ -294,10 +306,11 @@ class KillRig:
         if self.board is not None and self.board.poll() is None:
             self.board.send_signal(signal.SIGINT)
             try:
-                self.board.wait(10)
+                self.board.wait(30)
             except subprocess.TimeoutExpired:
                 self.board.kill()
                 self.board.wait()
+                self.board_killed = True  # its truth is complete up to its last line all the same
 
     def match_refs(self) -> list[str]:
         r = subprocess.run([self.python, "-m", "coindrel", "history", "--json", "--state-dir", str(self.state)],
@@ -309,6 +322,9 @@ class KillRig:
     def score(self, res: Result, st: dict | None) -> list[str]:
         truth = [json.loads(x) for x in self.truth.read_text().splitlines() if x.strip()]
         drops = [d for d in truth if d.get("kind") == "drop"]
+        # an unplugged or resetting hub has no power: what falls then nobody sees (a boot takes about a second)
+        dark = [(f["t"], f["t"] + f.get("duration", 0.0) + BOOT) for f in truth
+                if f.get("kind") == "fault" and f.get("fault") in ("unplug", "hub_reset")]
         drops.sort(key=lambda d: d["t"])
         turns = []  # (board time, entry 1.., exits 1.., flagged) of every drop the journal holds
         for ref in self.match_refs():
@@ -330,6 +346,7 @@ class KillRig:
                     and abs(turns[k][0] - d["t"]) < MATCH_WINDOW]
             if not near:
                 res.lost += 1
+                res.lost_unpowered += any(a <= d["t"] <= b for a, b in dark)
                 continue
             k = min(near, key=lambda k: abs(turns[k][0] - d["t"]))
             free.remove(k)

@@ -77,6 +77,35 @@ def test_commands_that_need_no_hardware_or_event_loop_do_not_import_them(argv, s
     assert heavy == [], f"coindrel {' '.join(argv)} imported {heavy}"
 
 
+# Standard-library modules that cost a quick command's start more than the
+# command itself (issue 15: --help, show and engine within 50 ms of a bare
+# interpreter, on a Pi ten times that): dataclasses pulls in inspect, ast and
+# dis; argparse's own width look-up pulls in shutil with bz2 and lzma.
+COSTLY = ("dataclasses", "inspect", "shutil", "pathlib", "typing", "bz2", "lzma", "asyncio")
+MATCH_CASE = ('{"id": 2, "start": ["LLLLLLLL","LLLLLLL","LLLLLLLL","LLLLLLL","LLLLLLLL"], '
+              '"drops": [0, 1, 2, 3, 4, 5, 6, 7]}\n')
+
+
+@pytest.mark.parametrize("argv, stdin", [
+    (["--help"], ""),
+    (["show", BOARD], ""),
+    (["show", BOARD, "--drop", "3,5"], ""),
+    (["engine"], '{"id": 1, "board": ["LLLLLLLL","LLLLLLL","LLLLLLLL","LLLLLLL","LLLLLLLL"], "entries": [2]}\n' + MATCH_CASE),
+])
+def test_quick_commands_load_no_costly_standard_modules(argv, stdin):
+    got = _loaded(*argv, stdin=stdin)
+    assert got["rc"] in (0, None), got
+    costly = sorted(set(got["modules"]) & set(COSTLY))
+    assert costly == [], f"coindrel {' '.join(argv)} imported {costly}"
+
+
+def test_the_engine_alone_loads_no_costly_standard_modules():
+    code = "import sys, coindrel.engine; print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    costly = sorted(set(r.stdout.split()) & set(COSTLY + ("json", "re", "enum", "argparse")))
+    assert r.returncode == 0 and costly == [], costly or r.stderr
+
+
 def test_help_imports_no_command_module():
     got = _loaded("--help")
     code = "import sys; from coindrel.cli import build_parser; build_parser(['--help']); " \

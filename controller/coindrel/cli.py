@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from . import __version__
@@ -57,11 +58,31 @@ def _chosen(argv: list[str]) -> str | None:
     return None
 
 
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` finds it (COLUMNS,
+    then the terminal, then 80): argparse would import shutil for this, which
+    costs every command's start more than argparse itself."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
 def build_parser(argv: list[str] | None = None, *, load: str | tuple[str, ...] | None = None) -> argparse.ArgumentParser:
     """The whole parser. Only the command chosen in ``argv`` (or those named
     in ``load``) is imported to add its arguments; with neither, every one is."""
     parser = argparse.ArgumentParser(
         prog="coindrel",
+        formatter_class=_Formatter,
         description="Coindrel Table: a self-scoring, self-checking controller for a physical Coindrel board.",
     )
     parser.add_argument("--version", action="version", version=f"coindrel {__version__}")
@@ -74,10 +95,11 @@ def build_parser(argv: list[str] | None = None, *, load: str | tuple[str, ...] |
         wanted = {_chosen(argv)}
     for name, (_, help_) in COMMANDS.items():
         if name not in wanted:
-            sub.add_parser(name, help=help_)
+            sub.add_parser(name, help=help_, formatter_class=_Formatter)
             continue
         module = command_module(name)
-        p = sub.add_parser(name, help=help_, description=getattr(module, "DESCRIPTION", module.HELP))
+        p = sub.add_parser(name, help=help_, description=getattr(module, "DESCRIPTION", module.HELP),
+                           formatter_class=_Formatter)
         module.add_arguments(p)
         p.set_defaults(_run=module.run)
     return parser

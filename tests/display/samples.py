@@ -3,6 +3,7 @@ invariants and the benchmark. Changing one changes its golden image:
 regenerate on purpose (see conftest.py)."""
 
 from coindrel.display import (
+    ClubRequestView,
     ConnectionView,
     DiagnosisView,
     HistoryItem,
@@ -113,6 +114,10 @@ SAMPLES = {
     "not_a_drop_in_turn": stray_view(DropReport(drop=None, entry=None, entry_seen=False, t=0.0, verdict="mismatch",
                                                 events=[ExitEvent(0.0, 11)])).__class__(
         "Not a drop", ("A hand in the board, or a coin put in an exit.",), ("OK",), facts=("Seen: exit 12.",), clock=4.0),
+    # a club asks for a match: the names whole, the clock and the variants, and how to answer
+    "club_request": ClubRequestView(("Ann", "Bo"), "60 s", ("Holes", "Halved")),
+    "club_request_long": ClubRequestView(("Maximiliana", "Bartholomew"), "Turbo 5s", ("Holes", "Halved", "Shuffled"),
+                                         waiting=2),
 }
 
 # Sizes with golden images: the usual panel, a wide greyscale one (SSD1322),
@@ -120,4 +125,4 @@ SAMPLES = {
 GOLDEN_SIZES = ((128, 64), (256, 64), (128, 128))
 # Every sample at the usual size; a selection at the larger ones.
 LARGE_SAMPLES = ("match", "match_last_drop", "reveal", "round_result", "match_won", "setup_menu", "rules",
-                 "lesson", "diagnosis", "hub_lost")
+                 "lesson", "diagnosis", "hub_lost", "club_request")

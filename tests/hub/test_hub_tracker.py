@@ -138,8 +138,10 @@ def test_replays_fill_in_and_repeats_are_dropped():
     fed(tr, [(2, p.Beam(1_100_000, 0, True))])  # number 101
     out = fed(tr, [(6, p.Beam(1_500_000, 1, True))])  # frames 102..104 missing: a gap
     assert [e.state for e in out] == ["lost"] and tr.resume_wanted and tr.hold_live
-    assert tr.stats.held_for_replay == 1  # the live event after the gap waits for its replay
+    assert tr.holding == 1  # the live event after the gap waits for its replay
+    tr.resume_request(None)  # asks after 101
     resumed_at(tr, 7, 106, replayed=2)
+    assert tr.holding == 0 and tr.stats.held_for_replay == 1  # the replay brings it
     out = fed(tr, [(8, p.Replay(103, p.Beam(1_300_000, 2, True))), (9, p.Replay(105, p.Beam(1_500_000, 1, True))),
                    (10, p.Beam(1_600_000, 4, True))])  # then live again: number 109
     assert out == [EntryEvent(1.3, 2), EntryEvent(1.5, 1), EntryEvent(1.6, 4)]
@@ -168,3 +170,39 @@ def test_hub_errors_are_bounded_and_their_text_made_printable():
     assert len(tr.errors) == 100 and tr.stats.errors == 500
     out = fed(tr, [(501, p.Error(1_000, 4, 1, "evil\n2026-01-01 INFO forged line\x1b[2J"))])
     assert "\n" not in out[0].detail and "\x1b" not in out[0].detail and "\\n" in out[0].detail
+
+
+def resuming(after):
+    """A tracker as the link keeps it: every hello is followed by a resume after ``after``."""
+    tr = Tracker(CM)
+    tr.resumes = True
+    tr.connection_started()
+    fed(tr, [(0, hello())])
+    tr.resume_request(p.HubPosition(1, after) if after is not None else None)
+    return tr
+
+
+def test_live_events_before_the_resumed_answer_come_once_through_the_replay():
+    # The daemon's journal ends at frame 50; frames 51..52 fell while it was down,
+    # 53 is live and reaches the Pi before the hub has answered the resume.
+    tr = resuming(50)
+    assert fed(tr, [(1, p.Beam(1_530_000, 3, True))]) == [] and tr.holding == 1
+    resumed_at(tr, 2, 54, replayed=3)
+    out = fed(tr, [(3, p.Replay(51, p.Beam(1_510_000, 1, True))), (4, p.Replay(52, p.Beam(1_520_000, 2, True))),
+                   (5, p.Replay(53, p.Beam(1_530_000, 3, True))), (6, p.Beam(1_600_000, 4, True))])
+    assert out == [EntryEvent(1.51, 1), EntryEvent(1.52, 2), EntryEvent(1.53, 3), EntryEvent(1.6, 4)]
+    assert [tr.position_of(e).num for e in out] == [51, 52, 53, 58]
+    assert tr.stats.held_for_replay == 1 and tr.holding == 0
+
+
+def test_with_nothing_to_replay_the_held_events_are_news():
+    tr = resuming(None)  # a fresh start: mode 0, the hub replays nothing
+    fed(tr, [(1, p.Beam(1_530_000, 3, True))])
+    out = resumed_at(tr, 2, 90)
+    assert out == [EntryEvent(1.53, 3)] and tr.position_of(out[0]) == p.HubPosition(1, 89)
+
+
+def test_a_hub_without_replay_gets_its_held_events_back():
+    tr = resuming(50)
+    fed(tr, [(1, p.Beam(1_530_000, 3, True))])
+    assert tr.release_held(0.0) == [EntryEvent(1.53, 3)] and not tr.hold_live

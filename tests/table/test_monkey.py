@@ -107,6 +107,20 @@ class Monkey(RuleBasedStateMachine):
     def restart(self):
         self._do(Do.RESTART, True)
 
+    @rule(players=st.sampled_from([("Cy", "Di"), ("Ed", "Flo"), ("Ed", "ed"), ("Gus", "G" * 13)]),
+          clock=st.sampled_from([None, 5, 30, 45]), again=st.booleans())
+    def club_request(self, players, clock, again):
+        """The club asks for a match (a good request, or one the table refuses):
+        whatever the table was doing, a match in progress goes on untouched."""
+        table, t = self.rig.table, self.rig.t
+        flow = table.flow
+        self.line += 0 if again else 1
+        before = (flow.mode, flow.match, len(flow.match.log), flow.view(t)) if flow.match is not None else None
+        table.handle_club_request({"id": f"req-{self.line}", "players": list(players), "clock": clock,
+                                   "variants": {"halved": True}})
+        if before is not None:
+            assert (flow.mode, flow.match, len(flow.match.log), flow.view(t)) == before
+
     @rule(seconds=st.floats(0.05, 8))
     def wait(self, seconds):
         end = self.rig.t + seconds

@@ -8,8 +8,6 @@ lever ``--`` is on the other side. Holes show as ``( )``.
 
 from __future__ import annotations
 
-from typing import Sequence
-
 from ..engine import COIN, HOLE, PAD_R, BoardState, Outcome
 
 LEFT = 9  # columns taken by the row label
@@ -24,7 +22,7 @@ def _put(line: list[str], col: int, text: str) -> None:
 
 def board_text(
     state: BoardState,
-    values: Sequence[int] | None = None,
+    values: "Sequence[int] | None" = None,
     value_label: str = "values",
     outcome: Outcome | None = None,
     unicode: bool = True,

@@ -6,7 +6,8 @@ is new: each scored drop once, the result once, the state when it changed.
 What it has published is saved with the message itself (an outbox mark), so
 a daemon killed and restarted mid-match neither repeats nor skips a drop.
 Looking rather than hooking keeps the daemon's code as it is: the feed runs
-in its own task of the daemon's loop, every ``EVERY`` seconds.
+in its own task of the daemon's loop, every ``EVERY`` seconds. The one way
+in is the club's match requests: ``Table.handle_club_request``.
 """
 
 from __future__ import annotations
@@ -90,11 +91,19 @@ class Attached:
 
     def __init__(self, table, settings, state_dir):
         self.get = table if callable(table) else (lambda: table)
-        self.link = ClubLink(settings, state_dir)
+        self.link = ClubLink(settings, state_dir, on_request=self._request)
         self.feed = TableFeed(self.link)
         self.quiet = QuietLog(log)
         self._runner = asyncio.create_task(self.link.run())
         self.task = asyncio.create_task(self._watch())
+
+    def _request(self, request: dict) -> None:
+        """A validated match request from the club: to the table of the moment."""
+        table = self.get()
+        if table is None:
+            log.warning("club: match request %s dropped: the table is not running", request.get("id"))
+            return
+        table.handle_club_request(request)
 
     async def _watch(self) -> None:
         while True:

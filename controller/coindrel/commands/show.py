@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ..boardview import board_text
 from ..errors import UsageError
 from ..engine import VALUES, EngineError, BoardState, drop, geometry_by_name
@@ -71,6 +69,8 @@ def run(args) -> int:
 
 def check_png_path(path: str) -> None:
     """Say before anything is drawn why ``path`` cannot take a picture."""
+    from pathlib import Path  # only with --png: a text drawing loads nothing it does not use
+
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"--png {path}: that is a folder; give a file name, e.g. {target / 'board.png'}")

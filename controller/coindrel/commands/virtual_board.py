@@ -100,7 +100,7 @@ def build(args):
     if args.start:
         changes["start"] = None if args.start == "random" else args.start
     if args.holes:
-        changes["variants"] = dataclasses.replace(c.variants, holes=True) if c.variants else Variants(holes=True)
+        changes["variants"] = c.variants.replace(holes=True) if c.variants else Variants(holes=True)
     if args.timing:
         over = {}
         for item in args.timing:

@@ -15,7 +15,8 @@ MenuView (setup and other menus), NameEntryView, TextView (Rules: ``rules_view``
 LessonView (words and a board diagram), HistoryView, DiagnosisView (a paged
 notice with choices: a mismatch, a coin outside a drop, a revision; built by
 ``mismatch_view``/``stray_view``/``revision_view``, paged by ``page_count``,
-as plain text by ``notice_text``), ConnectionView (hub lost), MessageView.
+as plain text by ``notice_text``), ConnectionView (hub lost), MessageView,
+ClubRequestView (a club asks for a match).
 ``match_view``/``reveal_view``/``round_result_view``/``match_result_view``
 build the match screens from an engine ``Match``; ``text_lines`` says how far
 a scrolling view can scroll.
@@ -39,8 +40,9 @@ _WHERE = {
     "DEFAULT_SIZE": "render", "page_count": "render", "render": "render", "text_lines": "render",
     "rules_text": "texts", "rules_view": "texts", "exit_cells": "widgets",
     **{name: "views" for name in (
-        "VIEW_TYPES", "ConnectionView", "DiagnosisView", "HistoryItem", "HistoryView", "LessonView", "MatchResultView",
-        "MatchView", "MenuItem", "MenuView", "MessageView", "NameEntryView", "RevealView", "RoundResultView", "TextView")},
+        "VIEW_TYPES", "ClubRequestView", "ConnectionView", "DiagnosisView", "HistoryItem", "HistoryView",
+        "LessonView", "MatchResultView", "MatchView", "MenuItem", "MenuView", "MessageView", "NameEntryView",
+        "RevealView", "RoundResultView", "TextView")},
 }
 
 

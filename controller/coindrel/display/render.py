@@ -10,6 +10,7 @@ from PIL import Image, ImageDraw
 
 from . import screens_menu, screens_notice, screens_play
 from .views import (
+    ClubRequestView,
     ConnectionView,
     DiagnosisView,
     HistoryView,
@@ -40,6 +41,7 @@ _SCREENS = {
     DiagnosisView: screens_notice.draw_diagnosis,
     ConnectionView: screens_menu.draw_connection,
     MessageView: screens_menu.draw_message,
+    ClubRequestView: screens_menu.draw_club_request,
 }
 
 

@@ -1,11 +1,12 @@
 """Screens around the match: menus, name entry, scrolling text, lessons,
-history, the mismatch diagnosis, the lost hub, plain messages."""
+history, the lost hub, plain messages, a club's match request."""
 
 from __future__ import annotations
 
 from . import text as T
 from .diagram import draw_board
 from .views import (
+    ClubRequestView,
     ConnectionView,
     HistoryView,
     LessonView,
@@ -160,3 +161,21 @@ def draw_message(d, p: Panel, view: MessageView) -> None:
         lines[-1] = T.fit(lines[-1] + " \u2026", p.body, p.w - 3 - 2 * gap)
     for i, line in enumerate(lines):
         T.draw_spaced(d, (1, y + i * pitch + 1), line, p.body, gap)
+
+
+def draw_club_request(d, p: Panel, view: ClubRequestView) -> None:
+    y = title_bar(d, p, view.title, f"+{view.waiting}" if view.waiting else "")
+    bottom = hint_line(d, p, view.hint)
+    gap, room_w = 2, p.w - 3
+    a, b = (T.displayable(n, p.body) for n in view.players)
+    both = f"{a} v {b}"
+    # the players whole, on one line when they fit, else one line each
+    lines = [both] if T.spaced_width(both, p.body, gap) <= room_w else [a, f"v {b}"]
+    lines.append(f"Clock: {view.clock}")
+    lines += T.wrap(", ".join(view.variants) if view.variants else "No variants", p.body, room_w, gap)
+    pitch = p.line - 1
+    room = max(1, (bottom - y) // pitch)
+    if len(lines) > room:  # a tall name pair and every variant: the variants share the clock's line
+        lines = lines[:room - 1] + [T.fit(", ".join([lines[room - 1], *lines[room:]]), p.body, room_w)]
+    for i, line in enumerate(lines):
+        T.draw_spaced(d, (1, y + i * pitch + 1), T.fit(line, p.body, room_w), p.body, gap)

@@ -287,5 +287,23 @@ class MessageView:
     paused: bool = False
 
 
+@dataclass(frozen=True)
+class ClubRequestView:
+    """A club asks for a match: who plays, the clock, the variants; a
+    person at the table starts it or says no."""
+
+    players: tuple[str, str]
+    clock: str  # as the setup menu says it: "60 s", "Turbo 5s", "off"
+    variants: tuple[str, ...] = ()  # the ones on, e.g. ("Holes", "Halved")
+    waiting: int = 0  # more requests after this one
+    title: str = "Club match"
+    hint: str = "press: play  back: no"
+
+    def __post_init__(self) -> None:
+        _set(self, players=_tuple(self.players, "players", 2), variants=_tuple(self.variants, "variants"))
+        if self.waiting < 0:
+            raise ValueError(f"waiting must be 0 or more, not {self.waiting}")
+
+
 VIEW_TYPES = (MatchView, RevealView, RoundResultView, MatchResultView, MenuView, NameEntryView, TextView,
-              LessonView, HistoryView, DiagnosisView, ConnectionView, MessageView)
+              LessonView, HistoryView, DiagnosisView, ConnectionView, MessageView, ClubRequestView)

@@ -7,23 +7,29 @@ independent of running or stopped). Times are seconds on any monotonic clock.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .core import EngineError
 
 
-@dataclass
 class TurnClock:
-    limit: float
-    running: bool = False
-    paused: bool = False
-    used: float = 0.0  # seconds consumed before ``since``
-    since: float | None = None  # when the current active stretch began
-    last: float | None = None
+    """``used``: seconds consumed before ``since``, when the current active
+    stretch began; ``last``: the latest time passed in. (A plain class, not a
+    dataclass: that import alone costs a command's start more than the engine.)"""
 
-    def __post_init__(self) -> None:
-        if not self.limit or self.limit <= 0:
-            raise EngineError(f"a turn clock needs a positive limit in seconds, not {self.limit!r}")
+    __slots__ = ("limit", "running", "paused", "used", "since", "last")
+
+    def __init__(self, limit: float, running: bool = False, paused: bool = False, used: float = 0.0,
+                 since: float | None = None, last: float | None = None):
+        if not limit or limit <= 0:
+            raise EngineError(f"a turn clock needs a positive limit in seconds, not {limit!r}")
+        self.limit, self.running, self.paused, self.used, self.since, self.last = limit, running, paused, used, since, last
+
+    def __eq__(self, other):
+        return self.to_dict() == other.to_dict() if isinstance(other, TurnClock) else NotImplemented
+
+    __hash__ = None  # mutable
+
+    def __repr__(self) -> str:
+        return "TurnClock(" + ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items()) + ")"
 
     def _tick(self, now: float) -> None:
         if self.last is not None and now < self.last:

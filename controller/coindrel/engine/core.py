@@ -26,6 +26,67 @@ HOLE = 4
 STATE_CODES = (0, 1, 2, 3, HOLE)
 
 
+class Frozen:
+    """A small frozen value: ``_fields`` name its attributes in constructor
+    order, ``_defaults`` give the trailing ones; equal, hashed and shown by
+    its fields, ``replace(**changes)`` makes a changed copy, ``_check`` (run
+    by the constructor) may normalise a field with ``_set``. Written out
+    rather than made with ``dataclasses``, whose import alone costs a
+    command's start more than the whole engine (issue 15)."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    _defaults: dict = {}
+
+    def __init__(self, *args, **kwargs):
+        fields = self._fields
+        if len(args) > len(fields):
+            raise TypeError(f"{type(self).__name__} takes at most {len(fields)} arguments: {', '.join(fields)}")
+        given = dict(zip(fields, args))
+        for k, v in kwargs.items():
+            if k not in fields or k in given:
+                raise TypeError(f"{type(self).__name__}() got an unexpected or repeated argument {k!r}")
+            given[k] = v
+        values = {**self._defaults, **given}
+        missing = [f for f in fields if f not in values]
+        if missing:
+            raise TypeError(f"{type(self).__name__}() is missing {', '.join(missing)}")
+        for f in fields:
+            object.__setattr__(self, f, values[f])
+        self._check()
+
+    def _check(self) -> None:
+        pass
+
+    def _set(self, field: str, value) -> None:
+        object.__setattr__(self, field, value)
+
+    def __setattr__(self, key, value):
+        raise AttributeError(f"{type(self).__name__} is frozen; use replace()")
+
+    __delattr__ = __setattr__
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._fields)
+
+    def __eq__(self, other):
+        return self._key() == other._key() if other.__class__ is self.__class__ else NotImplemented
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._fields)})"
+
+    def __reduce__(self):  # pickle and copy: through the constructor
+        return (type(self), self._key())
+
+    def replace(self, **changes):
+        return type(self)(**{**dict(zip(self._fields, self._key())), **changes})
+
+    __replace__ = replace  # copy.replace (Python 3.13)
+
+
 class EngineError(CoindrelError, ValueError):
     """Bad input to the engine: the message names the problem and the fix."""
 

@@ -161,16 +161,20 @@ class Prediction:
 def predict(state: BoardState, entries, faults=()) -> Prediction:
     """Predict a drop as if ``faults`` were present: what the board does and
     what its sensors would report. With no faults this is a healthy board."""
-    faults = tuple(faults)
+    if faults.__class__ is not tuple:
+        faults = tuple(faults)
     try:
         t = state.geometry._topology
     except AttributeError:
         t = topology(state.geometry)
     if faults:
         # Faults are frozen values, so the same ones as last time (compared by
-        # identity first, which tuples do) mean the same tables.
+        # identity first, which tuples do) mean the same tables. Equal faults
+        # made anew take the memo's place, so the next call compares identities
+        # again rather than each fault's __eq__.
         last = t.last_faults
         if last is not None and last[0] == faults:
+            t.last_faults = (faults, last[1])
             t = last[1]
         else:
             fault_tables = topology(state.geometry, faults)

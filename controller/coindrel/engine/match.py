@@ -9,14 +9,12 @@ journals, so a restart resumes exactly where the match was.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from .clock import TurnClock
 from .core import COIN, HOLE, MatchError, EngineError, entry_label, exit_label
 from .drop import drop, drop_in_place
 from .geometry import Geometry, geometry_by_name
 from .rng import MatchRandom
-from .rounds import ROUNDS, VALUES, target
+from .rounds import ROUNDS, TARGETS, VALUES, target
 from .setup import MatchSetup, TurnResult
 from .state import BoardState
 
@@ -28,21 +26,39 @@ PHASE_OVER = "over"
 _new = object.__new__
 
 
-@dataclass
 class _Score:
-    """Everything an undo must restore, in one copyable bundle."""
+    """Everything an undo must restore, in one bundle: scores are tuples, so a
+    snapshot is a shallow copy plus the board's 38 bytes."""
 
-    board: BoardState
-    round: int = 0
-    round_scores: list = field(default_factory=lambda: [0, 0])
-    totals: list = field(default_factory=lambda: [0, 0])
-    to_move: int = 0
-    owed_last: int | None = None
-    values: tuple = ()
-    phase: str = PHASE_REVEAL
-    forced_entry: int | None = None
-    rng_state: int = 0
-    turns: int = 0
+    __slots__ = ("board", "round", "round_scores", "totals", "to_move", "owed_last", "values", "phase",
+                 "forced_entry", "rng_state", "turns")
+
+    def __init__(self, board: BoardState):
+        self.board = board
+        self.round = 0
+        self.round_scores = self.totals = (0, 0)
+        self.to_move = 0
+        self.owed_last: int | None = None
+        self.values: tuple = ()
+        self.phase = PHASE_REVEAL
+        self.forced_entry: int | None = None
+        self.rng_state = 0
+        self.turns = 0
+
+    def copy(self) -> "_Score":
+        c = _new(_Score)  # written out: a loop over the slots costs a drop's worth
+        c.board = self.board
+        c.round = self.round
+        c.round_scores = self.round_scores
+        c.totals = self.totals
+        c.to_move = self.to_move
+        c.owed_last = self.owed_last
+        c.values = self.values
+        c.phase = self.phase
+        c.forced_entry = self.forced_entry
+        c.rng_state = self.rng_state
+        c.turns = self.turns
+        return c
 
 
 class Match:
@@ -51,12 +67,13 @@ class Match:
         if len(setup.players) != 2 or not all(isinstance(p, str) and p.strip() for p in setup.players):
             raise MatchError("a match needs two players with non-empty names")
         self.geometry: Geometry = geometry_by_name(setup.board)
+        self._entries = self.geometry.entry_count
         self.rng = MatchRandom(setup.seed)
         self.clock = TurnClock(setup.clock) if setup.clock else None
         self.log: list[dict] = [{"do": "setup", "setup": setup.to_dict()}]
         self.results: list[TurnResult] = []
         self._undo: list[_Score] = []
-        self.s = _Score(board=self._start_board())
+        self.s = _Score(self._start_board())
         self._begin_round(0)
 
     # -- setup -----------------------------------------------------------------
@@ -84,7 +101,7 @@ class Match:
     def _begin_round(self, k: int) -> None:
         s = self.s
         s.round = k
-        s.round_scores = [0, 0]
+        s.round_scores = (0, 0)
         s.owed_last = None
         if self.setup.values:
             values = tuple(self.setup.values[k])
@@ -126,11 +143,11 @@ class Match:
 
     @property
     def round_scores(self) -> tuple[int, int]:
-        return tuple(self.s.round_scores)
+        return self.s.round_scores
 
     @property
     def totals(self) -> tuple[int, int]:
-        return tuple(self.s.totals)
+        return self.s.totals
 
     @property
     def phase(self) -> str:
@@ -229,8 +246,9 @@ class Match:
 
     def play(self, entry: int, now: float | None = None) -> TurnResult:
         """The player to move drops in ``entry``; the engine says what happens."""
-        self._check_entry(entry)
-        outcome = drop(self.s.board, [entry])
+        if entry.__class__ is not int or not 0 <= entry < self._entries:
+            self._check_entry(entry)
+        outcome = drop(self.s.board, (entry,))
         return self._score(entry, outcome.exits, outcome.board, now)  # a new board: the match's own
 
     def record(self, entry: int, exits: Sequence[int], board: BoardState | str | None = None, now: float | None = None) -> TurnResult:
@@ -254,45 +272,47 @@ class Match:
 
     def _score(self, entry: int, exits: tuple, after: BoardState, now: float | None) -> TurnResult:
         """The drop's points and what follows; ``exits`` sorted and checked, ``after`` owned by the match."""
-        if self.s.phase == PHASE_OVER:
-            raise MatchError("the match is over; no more drops score")
-        self._undo.append(self._snapshot())
         s = self.s
-        player, rnd = s.to_move, s.round
-        values = s.values
-        points = sum([values[x] for x in exits])
-        s.round_scores[player] += points
-        s.totals[player] += points
+        if s.phase == PHASE_OVER:
+            raise MatchError("the match is over; no more drops score")
+        snap = s.copy()  # the undo snapshot: the board before is not the board after, but may be changed in place
+        snap.board = s.board.copy()
+        snap.rng_state = self.rng._state
+        self._undo.append(snap)
+        player, rnd, values = s.to_move, s.round, s.values
+        points = sum(map(values.__getitem__, exits))
+        a, b = s.round_scores
+        ta, tb = s.totals
+        if player:
+            round_scores, totals = (a, b + points), (ta, tb + points)
+        else:
+            round_scores, totals = (a + points, b), (ta + points, tb)
+        s.round_scores, s.totals = round_scores, totals
         s.board = after
         s.turns += 1
         forced, s.forced_entry = s.forced_entry, None
         ends_round = False
         if s.owed_last is not None:
             ends_round = True  # this was the last drop; it cannot earn another
-        elif s.round_scores[player] >= self.target:
+        elif round_scores[player] >= (TARGETS[rnd] if rnd != ROUNDS - 1 else self.target):
             s.owed_last = 1 - player
         last_drop = s.owed_last is not None and not ends_round
-        round_scores = tuple(s.round_scores)
         s.to_move = 1 - player
         over = ends_round and rnd == ROUNDS - 1
         text = after.text()
         self.log.append({"do": "drop", "t": now, "entry": entry, "exits": list(exits), "board": text})
+        clock = self.clock
         if over:
             s.phase = PHASE_OVER
-            if self.clock and now is not None:
-                self.clock.stop(now)
+            if clock and now is not None:
+                clock.stop(now)
         elif ends_round:
             self._begin_round(rnd + 1)
         else:
             s.phase = PHASE_TURN
-            if self.clock and now is not None:
-                self.clock.start(now)
-        result = _new(TurnResult)  # a frozen dataclass, filled without its field-by-field __init__
-        result.__dict__.update(
-            player=player + 1, entry=entry, round=rnd + 1, exits=exits, points=points,
-            round_scores=round_scores, totals=tuple(s.totals), last_drop=last_drop,
-            over=over, forced_entry=forced, board=text,
-        )
+            if clock and now is not None:
+                clock.start(now)
+        result = tuple.__new__(TurnResult, (player + 1, entry, rnd + 1, exits, points, round_scores, totals, last_drop, over, forced, text))  # a named tuple in one step
         self.results.append(result)
         return result
 
@@ -313,15 +333,6 @@ class Match:
             self.clock.start(now)
         self.log.append({"do": "undo", "t": now})
         return undone
-
-    def _snapshot(self) -> _Score:
-        snap = _new(_Score)
-        snap.__dict__.update(self.s.__dict__)
-        snap.board = self.s.board.copy()
-        snap.round_scores = list(self.s.round_scores)
-        snap.totals = list(self.s.totals)
-        snap.rng_state = self.rng.getstate()
-        return snap
 
     def _check_entry(self, entry) -> None:
         if not isinstance(entry, int) or isinstance(entry, bool) or not 0 <= entry < self.geometry.entry_count:

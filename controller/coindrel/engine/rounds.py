@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from .core import EXIT_COUNT, EngineError
+from .core import EXIT_COUNT, EngineError, Frozen
 
 ROUNDS = 4
 TARGETS = (10, 40, 20, 80)
@@ -18,11 +16,11 @@ VALUES = (
 CLOCK_SETTINGS = {"30": 30.0, "60": 60.0, "120": 120.0, "turbo": 5.0}
 
 
-@dataclass(frozen=True)
-class Variants:
-    holes: bool = False
-    halved: bool = False
-    shuffled: bool = False
+class Variants(Frozen):
+    """Holes, Halved final round, Shuffled exits (rules.md section 6)."""
+
+    __slots__ = _fields = ("holes", "halved", "shuffled")
+    _defaults = {"holes": False, "halved": False, "shuffled": False}
 
     @classmethod
     def from_dict(cls, data: dict | None) -> "Variants":

@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from .core import MatchError
+from collections import namedtuple
+from .core import Frozen, MatchError
 from .rounds import Variants, check_values
 
 
-@dataclass(frozen=True)
-class MatchSetup:
-    players: tuple[str, str] = ("Player 1", "Player 2")
-    variants: Variants = Variants()
-    seed: int = 0
-    clock: float | None = None  # seconds per turn; None: no clock
-    start: str | None = None  # board text; None: seeded random pads
-    values: tuple | None = None  # replaces the round tables (e.g. from a vector)
-    board: str = "standard"
+class MatchSetup(Frozen):
+    """``players``; ``variants``; ``seed``; ``clock``: seconds per turn (None:
+    no clock); ``start``: board text (None: seeded random pads); ``values``:
+    replaces the round tables (e.g. from a vector); ``board``: the geometry."""
 
-    def __post_init__(self) -> None:
+    __slots__ = _fields = ("players", "variants", "seed", "clock", "start", "values", "board")
+    _defaults = {"players": ("Player 1", "Player 2"), "variants": Variants(), "seed": 0, "clock": None,
+                 "start": None, "values": None, "board": "standard"}
+
+    def _check(self) -> None:
         if self.values is not None:
-            object.__setattr__(self, "values", check_values(self.values))
+            self._set("values", check_values(self.values))
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise MatchError(f"the match seed must be a whole number, not {self.seed!r}")
         if self.clock is not None and (not isinstance(self.clock, (int, float)) or self.clock <= 0):
@@ -53,19 +51,19 @@ class MatchSetup:
         )
 
 
-@dataclass(frozen=True)
-class TurnResult:
-    player: int  # 1 or 2
-    entry: int  # 0-based
-    round: int  # 1..4, the round the drop was made in
-    exits: tuple[int, ...]
-    points: int
-    round_scores: tuple[int, int]
-    totals: tuple[int, int]
-    last_drop: bool  # after this drop the other player is owed the last drop
-    over: bool
-    forced_entry: int | None = None  # the clock chose this entry
-    board: str = ""
+_TURN_FIELDS = ("player", "entry", "round", "exits", "points", "round_scores", "totals", "last_drop", "over",
+                "forced_entry", "board")
+
+
+class TurnResult(namedtuple("TurnResult", _TURN_FIELDS, defaults=(None, ""))):
+    """What one drop did: ``player`` 1 or 2, ``entry`` 0-based, ``round`` 1..4
+    (the round the drop was made in), ``exits`` sorted, ``points``,
+    ``round_scores`` and ``totals`` after it, ``last_drop`` (the other player
+    is now owed the last drop), ``over``, ``forced_entry`` (the clock chose
+    it) and ``board`` (the text after it). A named tuple: a match makes one per
+    drop, so it is built in one step."""
+
+    __slots__ = ()
 
     def to_json(self) -> dict:
         """The vectors' turn shape."""

@@ -10,6 +10,7 @@ One byte per switch (see ``core``): copying a state is copying a 38-byte
 
 from __future__ import annotations
 
+from operator import itemgetter
 
 from .core import COIN, HOLE, PAD_R, BoardTextError, EngineError, L, R, switch_label
 from .geometry import Geometry, standard_geometry
@@ -92,10 +93,20 @@ class BoardState:
     # -- text form -------------------------------------------------------------
 
     def rows(self) -> list[str]:
-        return [*map(self.codes.translate(_TEXT).decode("ascii").__getitem__, self.geometry.row_slices)]
+        g = self.geometry
+        try:
+            split = g._split_rows
+        except AttributeError:
+            split = _splitter(g)
+        return list(split(self.codes.translate(_TEXT).decode()))
 
     def text(self) -> str:
-        return "/".join(map(self.codes.translate(_TEXT).decode("ascii").__getitem__, self.geometry.row_slices))
+        g = self.geometry
+        try:
+            split = g._split_rows
+        except AttributeError:
+            split = _splitter(g)
+        return "/".join(split(self.codes.translate(_TEXT).decode()))
 
     __str__ = text
 
@@ -191,3 +202,11 @@ class BoardState:
 
 
 _SWAP = str.maketrans("LRlr", "RLrl")
+
+
+def _splitter(g: Geometry):
+    """One C call that cuts a board's letters into its rows (kept on the geometry)."""
+    slices = g.row_slices
+    split = itemgetter(*slices) if len(slices) > 1 else (lambda letters: (letters[slices[0]],))
+    g.__dict__["_split_rows"] = split  # frozen: cached beside the fields, like the drop tables
+    return split

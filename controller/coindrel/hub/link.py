@@ -1,8 +1,7 @@
 """The asyncio link to the sensor hub over pyserial.
 
-``serial.serial_for_url`` opens the port, so ``/dev/coindrel-hub``,
-``socket://host:port`` and ``rfc2217://host:port`` all work. pyserial's own
-``ReaderThread`` reads; bytes go to the event loop, through the decoder
+``port`` opens the port (a device, ``socket://`` or ``rfc2217://``) and reads
+it on a thread in bulk; bytes go to the event loop, through the decoder
 (``protocol.Decoder``) and the ``Tracker`` (sequence, time, board events),
 and out through ``emit`` as ``coindrel.events`` objects.
 
@@ -24,6 +23,7 @@ from ..events import SourceEvent, StatusEvent
 from . import protocol as p
 from .channelmap import ChannelMap
 from .framing import Problem
+from .port import Connection, open_serial
 from .resume import HubPosition
 from .text import clean
 from .tracker import Tracker
@@ -33,114 +33,6 @@ log = logging.getLogger("coindrel.hub")
 
 class LinkError(CoindrelError):
     """A request the hub did not answer, or a link that is closed."""
-
-
-def open_serial(url: str, baudrate: int = 115200):
-    import serial
-
-    # The Pico's USB serial ignores the baud rate, but 1200 would reboot it
-    # into its bootloader (MicroPython's 1200-baud touch): never use that.
-    return serial.serial_for_url(url, baudrate=baudrate, timeout=None, write_timeout=2, exclusive=True)
-
-
-def _drain(port) -> bytes:
-    """Whatever else is already waiting on ``port``, without blocking: one big
-    read rather than a byte at a time (pyserial's socket:// reports at most 1
-    byte waiting, so its reader thread would hand over every byte alone)."""
-    sock = getattr(port, "_socket", None)
-    if sock is not None:
-        import select
-
-        parts = []
-        # select first: the socket has a timeout, so a bare recv would wait it out
-        while select.select([sock], [], [], 0)[0]:
-            try:
-                chunk = sock.recv(65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            parts.append(chunk)
-        return b"".join(parts)
-    n = port.in_waiting
-    return port.read(n) if n else b""
-
-
-def _bulk_reader_thread():
-    import serial
-    from serial.threaded import ReaderThread
-
-    class BulkReader(ReaderThread):
-        """pyserial's ReaderThread, reading everything that is waiting at once on every transport."""
-
-        def run(self):
-            if not hasattr(self.serial, "cancel_read"):
-                self.serial.timeout = 1
-            self.protocol = self.protocol_factory()
-            try:
-                self.protocol.connection_made(self)
-            except Exception as e:  # noqa: BLE001 - as ReaderThread
-                self.alive = False
-                self.protocol.connection_lost(e)
-                self._connection_made.set()
-                return
-            error = None
-            self._connection_made.set()
-            while self.alive and self.serial.is_open:
-                try:
-                    data = self.serial.read(self.serial.in_waiting or 1)
-                    if data:
-                        data += _drain(self.serial)
-                except serial.SerialException as e:
-                    error = e
-                    break
-                if data:
-                    try:
-                        self.protocol.data_received(data)
-                    except Exception as e:  # noqa: BLE001 - as ReaderThread
-                        error = e
-                        break
-            self.alive = False
-            self.protocol.connection_lost(error)
-            self.protocol = None
-
-    return BulkReader
-
-
-class _Conn:
-    """One open port with its reader thread; bytes and loss go to the loop."""
-
-    def __init__(self, link: "HubLink", port, ident: int):
-        from serial.threaded import Protocol
-
-        ReaderThread = _bulk_reader_thread()
-
-        loop = asyncio.get_running_loop()
-
-        class _Proto(Protocol):
-            def data_received(self, data):
-                loop.call_soon_threadsafe(link._on_data, ident, bytes(data))
-
-            def connection_lost(self, exc):
-                loop.call_soon_threadsafe(link._on_lost, ident, exc)
-
-        self.ident = ident
-        self.port = port
-        self.loop = loop
-        self.thread = ReaderThread(port, _Proto)
-        self.lost: str | None = None
-
-    def start(self) -> None:
-        self.thread.start()
-
-    async def write(self, data: bytes) -> None:
-        await self.loop.run_in_executor(None, self.thread.write, data)
-
-    async def close(self) -> None:
-        try:
-            await self.loop.run_in_executor(None, self.thread.close)
-        except Exception:  # noqa: BLE001 - closing a port that is already gone
-            pass
 
 
 class HubLink:
@@ -165,13 +57,14 @@ class HubLink:
         self._resume_at = -1e9
         self._resume_seq: int | None = None
         self.tracker = Tracker(cm)
+        self.tracker.resumes = True  # until the hub answers a resume with an ack (no replay ring)
         self.decoder = p.Decoder("hub")
         self.connected = False
         self.closed = False
         self.down_reason: str | None = None
         self.text_seen: list[bytes] = []
         self.problems = 0
-        self._conn: _Conn | None = None
+        self._conn: Connection | None = None
         self._ident = 0
         self._seq = 0
         self._requests: dict[int, asyncio.Future] = {}
@@ -315,7 +208,7 @@ class HubLink:
                 delay = min(delay * 2, self.max_reconnect_delay)
                 continue
             self._ident += 1
-            conn = _Conn(self, port, self._ident)
+            conn = Connection(self, port, self._ident)
             self._conn = conn
             conn.start()
             try:
@@ -327,13 +220,13 @@ class HubLink:
             delay = self.reconnect_delay
             await self.clock.sleep(pause)
 
-    async def _session(self, conn: _Conn) -> tuple[str, float]:
+    async def _session(self, conn: Connection) -> tuple[str, float]:
         try:
             return await self._converse(conn)
         except LinkError:
             return conn.lost or "the port failed", self.reconnect_delay
 
-    async def _converse(self, conn: _Conn) -> tuple[str, float]:
+    async def _converse(self, conn: Connection) -> tuple[str, float]:
         tr = self.tracker
         tr.connection_started()
         self._handshaking = False
@@ -380,9 +273,9 @@ class HubLink:
                 await self._send(p.HelloReq(), self._next_seq())
             if tr.hold_live and self.clock.monotonic() - self._resume_at > self.request_timeout:
                 tr.resume_wanted = True  # the answer never came (lost on the line): ask again
-            if tr.resume_wanted and self.resume_supported is not False \
-                    and self.clock.monotonic() - self._resume_at > self.request_timeout:
-                await self._ask_resume()
+            if (tr.resume_now or (tr.resume_wanted and self.clock.monotonic() - self._resume_at > self.request_timeout)) \
+                    and self.resume_supported is not False:
+                await self._ask_resume()  # after a hello (a hub reset mid-stream) at once
             if tr.need_snapshot and (not self._snapshot_asked
                                      or self.clock.monotonic() - self._snapshot_at > self.request_timeout):
                 await self._ask_snapshot()
@@ -395,7 +288,7 @@ class HubLink:
             if tr.hold_live or tr.resume_wanted:
                 wait = min(wait, max(0.0, self._resume_at + self.request_timeout - self.clock.monotonic()) + 1e-3)
             await self._wait_for(lambda: conn.lost or tr.need_hello or (tr.need_snapshot and not self._snapshot_asked)
-                                 or (tr.resume_wanted and self.resume_supported is not False), wait)
+                                 or ((tr.resume_wanted or tr.resume_now) and self.resume_supported is not False), wait)
 
     async def _ask_resume(self) -> None:
         """Ask the hub for every event after the last one we (or the daemon's
@@ -446,7 +339,9 @@ class HubLink:
             if f.msg.req == self._resume_seq:
                 if isinstance(f.msg, p.Ack):  # a hub (or virtual board) without replay
                     self.resume_supported = False
-                    tr.hold_live = False
+                    tr.resumes = False
+                    for ev in tr.release_held(self._last_rx):
+                        self._publish_tracked(ev)
                 elif isinstance(f.msg, p.Resumed):
                     self.resume_supported = True
             fut = self._requests.get(f.msg.req)

@@ -55,7 +55,7 @@ class TrackerStats:
     errors: int = 0
     replayed: int = 0  # events received again after a resume
     repeated: int = 0  # events dropped because the Pi already had them
-    held_for_replay: int = 0  # live events dropped after a gap: the replay brings them
+    held_for_replay: int = 0  # live events held for a resume and then dropped: the replay brought them
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -98,14 +98,22 @@ class Tracker:
         self.last_event_num: int | None = None  # the newest event of this boot the Pi has
         self.last_event_t: float | None = None
         self.resume_wanted = False
+        # While a resume is asked for, live events wait here (frames: seq, message, Pi time): the
+        # replay that answers it carries them again, in order after the ones the Pi missed
+        # (PROTOCOL.md, Resume). A live event let through before the answer would have no frame
+        # number yet, and its replay would be a duplicate (found by the kill -9 rig).
         self.hold_live = False
-        # Replay a gap in the middle of a connection too (not only on connect).
-        # Off by default: with a hub reset and line faults together it can
-        # stall the stream (tests/virtual/test_link.py); see the report.
-        self.replay_gaps = False
+        self.resumes = False  # the link resumes after every hello: hold live events from the hello on
+        self.asked_after: int | None = None  # the ``after`` of the resume last asked for
+        self._live_held: list[tuple] = []
+        # Replay a gap in the middle of a connection too (not only on connect):
+        # frames the line lost, events the hub's queue dropped.
+        self.replay_gaps = True
+        self.resume_now = False  # a hello was heard: ask at once (not after a request's timeout)
         self.losses: deque[HubLoss] = deque(maxlen=MAX_LOSSES)
         self._positions: OrderedDict[int, tuple] = OrderedDict()
         self._num: int | None = None  # frame number of the frame being handled
+        self._seq_now = 0  # and its seq
 
     # -- hub positions (resume) ---------------------------------------------
     def number_of(self, seq: int) -> int | None:
@@ -119,16 +127,42 @@ class Tracker:
         hit = self._positions.get(id(ev))
         return hit[1] if hit is not None and hit[0] is ev else None
 
+    def moved(self, old, new) -> None:
+        """``new`` replaces event ``old`` downstream (the same event, its time raised)."""
+        hit = self._positions.pop(id(old), None)
+        if hit is not None and hit[0] is old:
+            self._positions[id(new)] = (new, hit[1])
+
     def resume_request(self, configured: HubPosition | None) -> p.Resume | None:
         """What to ask the hub for after its hello (None: no hello yet)."""
         if self.hello is None:
             return None
         boot = self.hello.boot_id
         if self.last_event_num is not None:
-            return p.Resume(boot, self.last_event_num)
-        if configured is not None:
-            return p.Resume(configured.boot_id, configured.num)
-        return p.Resume(boot, None)
+            msg = p.Resume(boot, self.last_event_num)
+        elif configured is not None:
+            msg = p.Resume(configured.boot_id, configured.num)
+        else:
+            msg = p.Resume(boot, None)
+        self.asked_after = msg.after
+        self.resume_now = False
+        return msg
+
+    @property
+    def holding(self) -> int:
+        """Live events held for the answer to a resume."""
+        return len(self._live_held)
+
+    def release_held(self, now: float) -> list[SourceEvent]:
+        """The hub will not replay (it cannot resume): the live events held
+        for its answer are news after all."""
+        self.hold_live = False
+        held, self._live_held = self._live_held, []
+        out: list[SourceEvent] = []
+        for seq, msg, _t in held:
+            self._num = self.number_of(seq)
+            self._message(msg, now, out)
+        return out
 
     # -- time --------------------------------------------------------------
     @property
@@ -152,6 +186,7 @@ class Tracker:
         self.pending.clear()
         self.need_hello = True
         self.refused = None
+        self._live_held.clear()  # a new connection resumes after the last event emitted: the replay has them
 
     def feed(self, frame: p.Frame, now: float) -> list[SourceEvent]:
         """One decoded frame at Pi-clock time ``now`` -> events to publish."""
@@ -169,6 +204,7 @@ class Tracker:
         if not self._sequence(frame.seq, out):
             return out
         self._num = self.number_of(frame.seq)
+        self._seq_now = frame.seq
         self._message(msg, now, out)
         return out
 
@@ -242,9 +278,11 @@ class Tracker:
         self.awaiting_hello = False
         self.need_hello = False
         self.need_snapshot = True
+        if self.resumes:
+            self.hold_live = self.resume_now = True  # a resume follows this hello
         for f in held:
             if self._sequence(f.seq, out):
-                self._num = self.number_of(f.seq)
+                self._num, self._seq_now = self.number_of(f.seq), f.seq
                 self._message(f.msg, now, out)
         self._sequence(frame.seq, out, "while the link was down")
         self._t(msg.t_us, now)
@@ -265,11 +303,14 @@ class Tracker:
         return keep
 
     # -- messages ------------------------------------------------------------
-    def _message(self, msg, now: float, out: list) -> None:
+    def _message(self, msg, now: float, out: list, replay: bool = False) -> None:
         if isinstance(msg, EVENT_TYPES):
             num = self._num
-            if self.hold_live:
-                self.stats.held_for_replay += 1
+            if self.hold_live and not replay:
+                if len(self._live_held) >= MAX_PENDING:
+                    self._live_held.pop(0)
+                    self.stats.dropped_pending += 1
+                self._live_held.append((self._seq_now, msg, now))
                 return
             if num is not None and self.last_event_num is not None and num <= self.last_event_num:
                 self.stats.repeated += 1
@@ -291,7 +332,7 @@ class Tracker:
         elif isinstance(msg, p.Replay):
             self.stats.replayed += 1
             self._num = msg.num
-            self._message(msg.event, now, out)
+            self._message(msg.event, now, out, replay=True)
         else:
             self._event(msg, now, out)
 
@@ -302,6 +343,11 @@ class Tracker:
         self.hold_live = False
         if msg.req:
             self.replies.append(p.Frame(self.last_seq or 0, msg))
+        if self.asked_after is None and not msg.other_boot:
+            out.extend(self.release_held(now))  # nothing is replayed: what was held is news
+        else:
+            self.stats.held_for_replay += len(self._live_held)  # the replays that follow carry them
+            self._live_held.clear()
         if msg.gone:
             until = None if msg.oldest == p.NOTHING else max(0, msg.oldest_t_us + self.offset_us) / 1e6
             why = ("the hub restarted since the last event kept" if msg.other_boot

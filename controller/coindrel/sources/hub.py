@@ -106,6 +106,21 @@ class HubSource(BoardSource, Calibrating, RawStreaming):
         except LinkError as e:
             raise SourceError(f"hub: {e}") from None
 
+    def resume_from(self, pos) -> None:
+        """Ask the hub, on the next connect, for every event after ``pos``
+        (a ``HubPosition``: the last one the daemon's journal holds), as
+        ``HubSource(..., resume_after=pos)`` does; once this source has
+        events of its own, the link resumes after the newest it has."""
+        self.link_options["resume_after"] = pos
+        if self.link is not None:
+            self.link.resume_after = pos
+
+    def _emit(self, ev):
+        out = super()._emit(ev)
+        if out is not ev and self.link is not None:  # its time was raised: the copy keeps its hub position
+            self.link.tracker.moved(ev, out)
+        return out
+
     def hub_position(self, ev):
         """The ``HubPosition`` (hub boot and frame number) of a board event this
         source emitted: journal it with the event; give the last durable one

@@ -75,7 +75,7 @@ def status_of(table) -> dict:
     faults = []
     if table.reconciler is not None:
         try:
-            faults = table.reconciler.health().faults
+            faults = table.persistent_faults()
         except Exception as e:  # the status must answer even if the reconciler is mid-change
             faults = [{"error": str(e)}]
     out["faults"] = faults
@@ -122,7 +122,7 @@ def new_match(table, request: dict) -> dict:
     if not isinstance(variants, list) or not all(isinstance(v, str) and v in VARIANT_NAMES for v in variants):
         raise RequestError(f"variants: a list of {', '.join(VARIANT_NAMES)}")
     if flow.mode not in ("menu", "result"):
-        raise RequestError(f"the table is on its {flow.mode!r} screen; go back to the menu first")
+        raise RequestError(f"the table is on its {str(flow.mode)!r} screen; go back to the menu first")
     now = table.now()
     if flow.mode == "result":
         flow.on_action(SELECT, now)  # the result screen's press leads to the menu

@@ -2,27 +2,132 @@
 
 The flow is pure: it never touches a buzzer, a LED, the dropper or the
 reconciler. It appends ``Effect``s, and the daemon carries them out in order.
+
+Each effect is its own frozen dataclass (``Sound("score")``, ``Led(3,
+"blink")``, ``Belief(board)``...), told apart by its ``kind`` (a ``Kind``,
+a ``str`` enum, so ``Sound("x").kind == "sound"``). Every effect also reads
+as ``kind, name, entry, data`` for code that handles them all alike.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
+from typing import Any, ClassVar
 
-SOUND = "sound"  # name: a sound from coindrel.io.sounds
-LED = "led"  # entry, name: "on" | "blink" | "off"
-LEDS_OFF = "leds-off"
-DROP = "drop"  # entry: fire the dropper
-BELIEF = "belief"  # data: BoardState the reconciler must now believe
-EXPECT = "expect"  # data: bool, whether a drop can come now (the reconciler's expecting flag)
-NEW_MATCH = "new-match"  # data: Match, to journal from its first line
-END_MATCH = "end-match"  # name: "finished" | "abandoned"
-WAKE = "wake"  # a person did something: full brightness
+
+class Kind(str, Enum):
+    SOUND = "sound"
+    LED = "led"
+    LEDS_OFF = "leds-off"
+    DROP = "drop"
+    BELIEF = "belief"
+    EXPECT = "expect"
+    NEW_MATCH = "new-match"
+    END_MATCH = "end-match"
+    WAKE = "wake"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+SOUND, LED, LEDS_OFF, DROP, BELIEF, EXPECT, NEW_MATCH, END_MATCH, WAKE = Kind
+
+
+class Effect:
+    kind: ClassVar[Kind]
+    name: str = ""
+    entry: int | None = None
+
+    @property
+    def data(self) -> Any:
+        return None
 
 
 @dataclass(frozen=True)
-class Effect:
-    kind: str
+class Sound(Effect):
+    """A sound from ``coindrel.io.sounds``, by its name."""
+
+    kind: ClassVar[Kind] = Kind.SOUND
+    name: str
+
+
+@dataclass(frozen=True)
+class Led(Effect):
+    """One entry's LED: ``name`` is "on", "blink" or "off"."""
+
+    kind: ClassVar[Kind] = Kind.LED
+    entry: int
+    name: str
+
+
+@dataclass(frozen=True)
+class LedsOff(Effect):
+    kind: ClassVar[Kind] = Kind.LEDS_OFF
+
+
+@dataclass(frozen=True)
+class Drop(Effect):
+    """Fire the dropper over ``entry`` (``name`` "blink": the clock chose it,
+    as its LED would show on a table without a dropper)."""
+
+    kind: ClassVar[Kind] = Kind.DROP
+    entry: int
     name: str = ""
-    entry: int | None = None
-    data: Any = None
+
+
+@dataclass(frozen=True)
+class Belief(Effect):
+    """The board the reconciler must now believe."""
+
+    kind: ClassVar[Kind] = Kind.BELIEF
+    board: Any  # an engine BoardState
+
+    @property
+    def data(self):
+        return self.board
+
+
+@dataclass(frozen=True)
+class Expect(Effect):
+    """Whether a drop can come now (the reconciler's expecting flag)."""
+
+    kind: ClassVar[Kind] = Kind.EXPECT
+    on: bool
+
+    @property
+    def data(self):
+        return self.on
+
+
+@dataclass(frozen=True)
+class NewMatch(Effect):
+    """A match began: journal it from its first line."""
+
+    kind: ClassVar[Kind] = Kind.NEW_MATCH
+    match: Any  # an engine Match
+
+    @property
+    def data(self):
+        return self.match
+
+
+@dataclass(frozen=True)
+class EndMatch(Effect):
+    """``match`` ended: ``name`` is "finished" or "abandoned" (the flow may
+    have let go of it by the time the daemon journals its end)."""
+
+    kind: ClassVar[Kind] = Kind.END_MATCH
+    name: str
+    match: Any = None
+
+    @property
+    def data(self):
+        return self.match
+
+
+@dataclass(frozen=True)
+class Wake(Effect):
+    """A person did something: full brightness."""
+
+    kind: ClassVar[Kind] = Kind.WAKE

@@ -1,275 +1,262 @@
-"""What the buttons do during a match: the reveal, turns (with keyed drops
-on a board without entry sensors, and the Think-ahead hint), the pause menu,
-mismatches, putting the board back after an undo, and the results (mixed
-into ``TableFlow``)."""
+"""The screens of a match: the reveal, turns (with keyed drops on a board
+without entry sensors, and the Think-ahead hint), the pause menu,
+mismatches, correcting a score, putting the board back after an undo, and
+the results. One ``Screen`` per mode (catalog: ``screens.py``); what they
+share (undo, corrections, hints, the computer's turn) is in ``turns.py``."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from enum import Enum
 
-from ..display import DiagnosisView, MessageView
-from ..engine import PHASE_REVEAL, PHASE_TURN, EngineError
 from ..buttons import BACK, HOLD_SELECT, NEXT, PREV, SELECT
+from ..display import (MenuItem, MenuView, MessageView, TextView, match_result_view, match_view, reveal_view,
+                       round_result_view)
+from ..engine import PHASE_REVEAL, PHASE_TURN
 from . import effects as fx
-from .paging import turn_notice
-from .restore import Hand, restore_steps
+from .modes import Mode, Screen
+from .paging import choose_on_notice
+from .restore import Hand
+from .turns import pages
 
-PAUSE_ITEMS = ("Resume", "Undo last drop", "Correct last drop", "End match", "Rules")
+REVEAL_STEP = 0.12  # seconds per exit value in the reveal animation
 COUNTS = 4  # coins an exit can be corrected to (0..3) by pressing on it
-HINT_SECONDS = 8.0
 
 
-class MatchModes:
-    panel_size = (128, 64)  # the daemon sets its display's: notices page by what fits on it
+class Pause(Enum):
+    """The pause menu's rows: chosen by what they are, shown by their label."""
 
-    def _act_reveal(self, action: str, now: float) -> None:
-        if action in (SELECT, HOLD_SELECT):
-            self._start_turns(now)
+    RESUME = "Resume"
+    UNDO = "Undo last drop"
+    CORRECT = "Correct last drop"
+    END = "End match"
+    RULES = "Rules"
 
-    def _act_turn(self, action: str, now: float) -> None:
-        m = self.match
-        if self.message is not None:
-            self.message = None
+
+class Answer(Enum):
+    """A mismatch's choices, in the order the screen lists them (the first is back's)."""
+
+    BOARD_RIGHT = "Board is right"
+    CORRECT = "Correct score"
+    UNDO = "Undo last drop"
+
+
+PAUSE_ITEMS = tuple(p.value for p in Pause)
+ANSWERS = tuple(a.value for a in Answer)
+
+
+class Reveal(Screen):
+    mode = Mode.REVEAL
+    in_turn = True
+    over_match = True
+
+    def act(self, flow, press, now):
+        if press in (SELECT, HOLD_SELECT):
+            flow._start_turns(now)
+
+    def view(self, flow, now):
+        return reveal_view(flow.match, min(16, int((now - flow.since) / REVEAL_STEP)))
+
+    def tick(self, flow, now, board_now):
+        if now - flow.since >= flow.reveal_seconds:
+            flow._start_turns(now)
+
+
+class Turn(Screen):
+    mode = Mode.TURN
+    in_turn = True
+    over_match = True
+    messages = True
+
+    def act(self, flow, press, now):
+        m = flow.match
+        if flow.message is not None:
+            flow.message = None
             return
-        if action == BACK:
-            self._pause("player", now)
-            self._go("paused", now)
-        elif action == HOLD_SELECT and m.phase == PHASE_TURN and not self._computer_to_move():
-            self.show_hint(now)
-        elif self.keyed and m.phase == PHASE_TURN and not self._computer_to_move():
-            if action in (NEXT, PREV):
-                count = self.geometry.entry_count
-                self.keyed_entry = (self.keyed_entry + (1 if action == NEXT else -1)) % count
-            elif action == SELECT:
-                entry = m.forced_entry if m.forced_entry is not None else self.keyed_entry
-                self.play_keyed(entry, now)
+        if press == BACK:
+            flow._pause("player", now)
+            flow._go(Mode.PAUSED, now)
+        elif press == HOLD_SELECT and m.phase == PHASE_TURN and not flow._computer_to_move():
+            flow.show_hint(now)
+        elif flow.keyed and m.phase == PHASE_TURN and not flow._computer_to_move():
+            if press in (NEXT, PREV):
+                count = flow.geometry.entry_count
+                flow.keyed_entry = (flow.keyed_entry + (1 if press == NEXT else -1)) % count
+            elif press == SELECT:
+                entry = m.forced_entry if m.forced_entry is not None else flow.keyed_entry
+                flow.play_keyed(entry, now)
 
-    def _act_note(self, action: str, now: float) -> None:
-        """A button on a passing note: a paged one (a coin outside a drop)
-        turns its pages and stays up while it is read; else the note goes."""
-        note = self.note
-        pages = _pages(note, self.panel_size) if isinstance(note, DiagnosisView) else 1
-        if pages > 1:  # more to read: the knob reads on
-            note, choice = turn_notice(note, action, pages)
-            if choice is None:
-                self.note, self.note_until = note, max(self.note_until, now + HINT_SECONDS)
-                return
-        self.note = None
+    def view(self, flow, now):
+        return match_view(flow.match, now, status=self.status(flow), hit_exits=flow.hit_exits)
 
-    def show_hint(self, now: float) -> None:
-        """Think ahead: the best entry for the player to move, and why."""
-        from ..ai import hint
+    def status(self, flow) -> str | None:
+        m = flow.match
+        if m.phase != PHASE_TURN or m.over:
+            return None
+        if flow.computer is not None and not flow.has_dropper and not flow.keyed:
+            return f"Drop my coin: entry {flow.computer.entry + 1}"
+        if flow.keyed and not flow._computer_to_move():
+            if m.forced_entry is not None:
+                return f"Time! Entry {m.forced_entry + 1}: press"
+            return f"Entry {flow.keyed_entry + 1}? turn, press"
+        return None
 
-        try:
-            h = hint(self.match, searcher=self.searcher)
-        except EngineError as e:
-            self.message = MessageView("No hint", str(e))
+    def tick(self, flow, now, board_now):
+        m = flow.match
+        if m is None or flow.pauses:
+            return
+        forced = m.expire(now)
+        if forced is not None:
+            flow._emit(fx.Sound("timeout"))
+            if flow.keyed:
+                flow.keyed_entry = forced
+            else:
+                flow._emit(fx.Drop(forced, "blink") if flow.has_dropper else fx.Led(forced, "blink"))
+                flow.dropped_t = now
+        if flow._computer_to_move():
+            flow.computer_turn(now)
+        flow._drop_again(now)
+
+
+class Paused(Screen):
+    mode = Mode.PAUSED
+    aside = "the match was paused"
+
+    def act(self, flow, press, now):
+        rows = tuple(Pause)
+        if press in (NEXT, PREV):
+            flow.selected = (flow.selected + (1 if press == NEXT else -1)) % len(rows)
+            return
+        if press == BACK:
+            choice = Pause.RESUME
+        elif press in (SELECT, HOLD_SELECT):
+            choice = rows[flow.selected]
         else:
-            # the title leaves room for the turn clock, which keeps running over it
-            self.message = MessageView("Think ahead", "\n".join(h.lines))
-        self.message_until = now + HINT_SECONDS
-        self.hint_shown = (self.message, len(self.match.results))
-
-    hint_shown = (None, 0)  # the hint on screen, and the drop it was for
-
-    def _hint_over(self) -> None:
-        """The hint is for one turn: gone when its coin went in or the clock
-        ran out (the entry the clock chose must be seen)."""
-        shown, drops = self.hint_shown
-        m = self.match
-        if shown is not None and self.message is shown and (
-                m is None or len(m.results) != drops or m.forced_entry is not None or m.phase != PHASE_TURN):
-            self.message = None
-        if self.message is not shown:
-            self.hint_shown = (None, 0)
-
-    def with_clock(self, note, now: float):
-        """A note over a turn shows the turn clock, still counting."""
-        m = self.match
-        if m is None or m.clock is None or m.over or not hasattr(note, "clock"):
-            return note
-        if isinstance(note, MessageView):
-            return replace(note, clock=m.remaining(now), paused=m.clock.paused)
-        return replace(note, clock=None if m.clock.paused else m.remaining(now))
-
-    def play_keyed(self, entry: int, now: float) -> None:
-        """A drop keyed in by the players on a board without sensors: the engine scores it."""
-        m = self.match
-        m.coin_seen(now)
-        result = m.play(entry, now)
-        self.hit_exits = result.exits
-        self._emit(fx.LEDS_OFF)
-        self._emit(fx.SOUND, "score" if result.points else "nothing")
-        self._after_drop(result, now)
-
-    def _act_paused(self, action: str, now: float) -> None:
-        if action in (NEXT, PREV):
-            self.selected = (self.selected + (1 if action == NEXT else -1)) % len(PAUSE_ITEMS)
             return
-        if action == BACK:
-            choice = "Resume"
-        elif action in (SELECT, HOLD_SELECT):
-            choice = PAUSE_ITEMS[self.selected]
-        else:
-            return
-        if choice == "Resume":
-            self._resume("player", now)
-            self._go("turn", now)
-        elif choice == "Undo last drop":
-            self._undo(now)
-        elif choice == "Correct last drop":
-            self._start_correction(now)
-        elif choice == "End match":
-            self._emit(fx.END_MATCH, "abandoned")
-            self.last_board = self.match.board.copy()
-            self.match, self.pauses = None, set()
-            self._go("menu", now)
-        elif choice == "Rules":
-            self.back_to = "paused"
-            self._go("rules", now)
+        if choice is Pause.RESUME:
+            flow._resume("player", now)
+            flow._go(Mode.TURN, now)
+        elif choice is Pause.UNDO:
+            flow._undo(now)
+        elif choice is Pause.CORRECT:
+            flow._start_correction(now)
+        elif choice is Pause.END:
+            flow._emit(fx.EndMatch("abandoned", flow.match))
+            flow.last_board = flow.match.board.copy()
+            flow.match, flow.pauses = None, set()
+            flow._go(Mode.MENU, now)
+        elif choice is Pause.RULES:
+            flow.back_to = Mode.PAUSED
+            flow._go(Mode.RULES, now)
 
-    def _act_mismatch(self, action: str, now: float) -> None:
+    def view(self, flow, now):
+        return MenuView("Paused", tuple(MenuItem(p.value) for p in Pause), flow.selected, "press: choose")
+
+
+class Mismatch(Screen):
+    mode = Mode.MISMATCH
+    in_turn = True
+
+    def act(self, flow, press, now):
         # The knob reads the explanation a page at a time, then moves through
         # the choices; a press on the words goes to the choices; back is "Board is right".
-        d = self.diagnosis
-        d2, choice = turn_notice(d, action, _pages(d, self.panel_size))
-        if choice is None:
-            self.diagnosis = d2
+        d = flow.diagnosis
+        d2, chosen = choose_on_notice(d, press, pages(d, flow.panel_size))
+        if chosen is None:
+            flow.diagnosis = d2
             return
-        self.diagnosis = None
-        if choice == "Undo last drop":
-            self._undo(now)
+        flow.diagnosis = None
+        answer = tuple(Answer)[chosen]
+        if answer is Answer.UNDO:
+            flow._undo(now)
             return
-        if choice == "Correct score":
-            self._start_correction(now)
+        if answer is Answer.CORRECT:
+            flow._start_correction(now)
             return
-        self._resume("mismatch", now)
-        self._resume("player", now)  # a coin while paused: the players are playing again
-        m = self.match
-        self._go("round-result" if m.over or m.phase == PHASE_REVEAL else "turn", now)
+        flow._resume("mismatch", now)
+        flow._resume("player", now)  # a coin while paused: the players are playing again
+        m = flow.match
+        flow._go(Mode.ROUND_RESULT if m.over or m.phase == PHASE_REVEAL else Mode.TURN, now)
 
-    def _undo(self, now: float) -> None:
-        m = self.match
-        before = m.board.copy()
-        try:
-            m.undo(now)
-        except EngineError as e:
-            self._resume("player", now)
-            self._go("turn", now)
-            self.message = MessageView("Cannot undo", str(e), alert=True)
-            self.message_until = now + HINT_SECONDS
-            return
-        self.restore_coins = (before, m.board.copy())
-        # the reconciler goes on believing the board as it stands until the players have put it back
-        self.pauses.discard("mismatch")
-        self.restore = restore_steps(m.board, self.halls, self.restore_coins)
-        self._go("restore", now)
+    def view(self, flow, now):
+        return flow.diagnosis
 
-    # -- correcting what the last drop scored ---------------------------------------------
 
-    def _start_correction(self, now: float) -> None:
-        """The players say which exits the last drop's coins really reached
-        (a beam that missed or double-counted a coin): the drop is scored again."""
-        m = self.match
-        if not m.results:
-            self._resume("player", now)
-            self._go("turn", now)
-            self.message = MessageView("Nothing to correct", "No drop has been scored yet.", alert=True)
-            self.message_until = now + HINT_SECONDS
-            return
-        self._pause("player", now)
-        last = m.results[-1]
-        self.correction = [list(last.exits).count(x) for x in range(self.geometry.exit_count)]
-        self._go("correct", now)
+class Correct(Screen):
+    """The players say which exits the last drop's coins really reached."""
 
-    def correction_view(self):
-        from ..display import MenuItem, MenuView
+    mode = Mode.CORRECT
+    aside = "the last drop was being corrected"
 
-        items = [MenuItem(f"Exit {x + 1}", str(n)) for x, n in enumerate(self.correction)]
+    def act(self, flow, press, now):
+        n = len(flow.correction)
+        if press in (NEXT, PREV):
+            flow.selected = (flow.selected + (1 if press == NEXT else -1)) % (n + 2)
+        elif press == BACK or (press == SELECT and flow.selected == n + 1):
+            flow._resume("player", now)
+            flow._go(Mode.TURN, now)
+        elif press == HOLD_SELECT or (press == SELECT and flow.selected == n):
+            flow._apply_correction(now)
+        elif press == SELECT:
+            flow.correction[flow.selected] = (flow.correction[flow.selected] + 1) % COUNTS
+
+    def view(self, flow, now):
+        items = [MenuItem(f"Exit {x + 1}", str(n)) for x, n in enumerate(flow.correction)]
         items += [MenuItem("Done"), MenuItem("Cancel")]
-        return MenuView("Coins at each exit", tuple(items), self.selected, "press: +1  hold: done")
+        return MenuView("Coins at each exit", tuple(items), flow.selected, "press: +1  hold: done")
 
-    def _act_correct(self, action: str, now: float) -> None:
-        n = len(self.correction)
-        if action in (NEXT, PREV):
-            self.selected = (self.selected + (1 if action == NEXT else -1)) % (n + 2)
-        elif action == BACK or (action == SELECT and self.selected == n + 1):
-            self._resume("player", now)
-            self._go("turn", now)
-        elif action == HOLD_SELECT or (action == SELECT and self.selected == n):
-            self._apply_correction(now)
-        elif action == SELECT:
-            self.correction[self.selected] = (self.correction[self.selected] + 1) % COUNTS
 
-    def _apply_correction(self, now: float) -> None:
-        m = self.match
-        last = m.results[-1]
-        exits = [x for x, count in enumerate(self.correction) for _ in range(count)]
-        belief = m.board.copy()  # the board stays as the reconciler believes it
-        m.undo(now)
-        result = m.record(last.entry, exits, belief, now)
-        self.hit_exits = result.exits
-        self._emit(fx.SOUND, "select")
-        self._resume("player", now)
-        self.diagnosis = None
-        self.finished_round = result.round
-        if m.over or m.phase == PHASE_REVEAL:
-            if m.over:
-                self._emit(fx.END_MATCH, "finished")
-                self.last_board = m.board.copy()
-            self._go("round-result", now)
-        else:
-            self._go("turn", now)
+class Restore(Screen):
+    """Putting the board back after an undo, as the table lists it."""
 
-    def _act_restore(self, action: str, now: float) -> None:
-        if action in (NEXT, PREV):
-            self.scroll = max(0, min(len(self.restore), self.scroll + (1 if action == NEXT else -1)))
-        elif action in (SELECT, HOLD_SELECT):
-            if self.has_halls and any(s.hand is Hand.FLIP for s in self.restore):
+    mode = Mode.RESTORE
+    aside = "the board was being put back"
+
+    def act(self, flow, press, now):
+        if press in (NEXT, PREV):
+            flow.scroll = max(0, min(len(flow.restore), flow.scroll + (1 if press == NEXT else -1)))
+        elif press in (SELECT, HOLD_SELECT):
+            if flow.has_halls and any(s.hand is Hand.FLIP for s in flow.restore):
                 return  # the hall sensors still see switches to put back
-            self.restore = []
-            self._emit(fx.BELIEF, data=self.match.board)  # put back: the board is the match's again
-            self._resume("player", now)
-            self._resume("mismatch", now)
-            self._go("reveal" if self.match.phase == PHASE_REVEAL else "turn", now)
+            flow.restore = []
+            flow._emit(fx.Belief(flow.match.board))  # put back: the board is the match's again
+            flow._resume("player", now)
+            flow._resume("mismatch", now)
+            flow._go(Mode.REVEAL if flow.match.phase == PHASE_REVEAL else Mode.TURN, now)
 
-    def _act_round_result(self, action: str, now: float) -> None:
-        if action in (SELECT, HOLD_SELECT):
-            self._go("result" if self.match.over else "reveal", now)
+    def view(self, flow, now):
+        if not flow.restore:
+            return MessageView("Put the board back", "Board matches.\nPress to play on.")
+        n = len(flow.restore)
+        steps = [f"{i}/{n} {step.text}" for i, step in enumerate(flow.restore, 1)]
+        return TextView("Put the board back", "\n".join(steps + ["Then press."]), flow.scroll)
 
-    def _act_result(self, action: str, now: float) -> None:
-        if action in (SELECT, HOLD_SELECT, BACK):
-            self.match = None
-            self._go("menu", now)
-
-    # -- the computer opponent ---------------------------------------------------------------
-
-    def _computer_to_move(self) -> bool:
-        return self.opponent is not None and self.match is not None and self.match.to_move == 2
-
-    def computer_turn(self, now: float) -> None:
-        """The computer chooses once per turn; the dropper drops its coin, or a
-        person is asked to, and the entry beam confirms it."""
-        from ..ai.solo import computer_drop
-
-        m = self.match
-        if self.computer is not None or m.phase != PHASE_TURN:
-            return
-        self.computer = computer_drop(m, self.opponent)
-        entry = m.forced_entry if m.forced_entry is not None else self.computer.entry
-        if self.keyed:
-            self.computer = None
-            self.play_keyed(entry, now)
-        elif self.has_dropper:
-            self._emit(fx.DROP, "", entry)
-            self.dropped_t = now
-        else:
-            self._emit(fx.LED, "blink", entry)
+    def asking(self, flow):
+        return tuple(flow.restore)
 
 
-def _pages(view, size) -> int:
-    """How many pages a notice takes on the panel (the renderer's fonts say;
-    loaded only when a notice is paged, so the flow itself stays pure)."""
-    from ..display.render import page_count
+class RoundResult(Screen):
+    mode = Mode.ROUND_RESULT
+    aside = "the round was over"
 
-    return page_count(view, size)
+    def act(self, flow, press, now):
+        if press in (SELECT, HOLD_SELECT):
+            flow._go(Mode.RESULT if flow.match.over else Mode.REVEAL, now)
+
+    def view(self, flow, now):
+        return round_result_view(flow.match, flow.finished_round)
+
+    def tick(self, flow, now, board_now):
+        if now - flow.since >= flow.result_seconds and not flow.match.over:
+            flow._go(Mode.REVEAL, now)
+
+
+class Result(Screen):
+    mode = Mode.RESULT
+
+    def act(self, flow, press, now):
+        if press in (SELECT, HOLD_SELECT, BACK):
+            flow.match = None
+            flow._go(Mode.MENU, now)
+
+    def view(self, flow, now):
+        return match_result_view(flow.match)

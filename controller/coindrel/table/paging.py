@@ -17,6 +17,13 @@ def turn_notice(d: DiagnosisView, action: str, pages: int) -> tuple[DiagnosisVie
     now, the option chosen or None). Pages of words come first, the choices
     last (when there is more than one option); nothing wraps around, so a
     person turning on always ends on the choices."""
+    d, chosen = choose_on_notice(d, action, pages)
+    return d, None if chosen is None else d.options[chosen]
+
+
+def choose_on_notice(d: DiagnosisView, action: str, pages: int) -> tuple[DiagnosisView, int | None]:
+    """As ``turn_notice``, with the option chosen as its index in
+    ``d.options``: the flow acts on what it offered, not on the words."""
     choices = pages - 1 if len(d.options) > 1 else None
     page = min(d.page, pages - 1)
     on_choices = choices is not None and page == choices
@@ -29,9 +36,9 @@ def turn_notice(d: DiagnosisView, action: str, pages: int) -> tuple[DiagnosisVie
             return replace(d, page=page, selected=d.selected - 1), None
         return replace(d, page=max(0, page - 1)), None
     if action == BACK:
-        return d, d.options[0]  # leave, as back does on every screen: the first option is the default
+        return d, 0  # leave, as back does on every screen: the first option is the default
     if action in (SELECT, HOLD_SELECT):
         if choices is not None and not on_choices:
             return replace(d, page=choices, selected=0), None
-        return d, d.options[d.selected]
+        return d, d.selected
     return d, None

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..ai import player_by_name
 from ..engine import PHASE_TURN
 from ..buttons import BACK, PREV, SELECT
+from .modes import Mode
 from .restore import Hand, HandStep
 from .setupmenu import START
 
@@ -25,16 +26,19 @@ def do_by_hand(board, steps: tuple[HandStep, ...] | list[HandStep]) -> int:
     done = 0
     for step in steps:
         h = step.hand
+        label = step.label or step.switch  # the board's hands take switches as people name them
+        if isinstance(label, int) and h is not Hand.CLEAR_PADS:
+            label = board.geometry.labels[label]
         if h is Hand.FLIP:
-            done += bool(board.set_by_hand(step.switch, step.side).get("applied", True))
+            done += bool(board.set_by_hand(label, step.side).get("applied", True))
         elif h is Hand.COIN_ON:
-            done += board.place_coin(step.switch)
+            done += board.place_coin(label)
         elif h is Hand.COIN_OFF:
-            done += board.take_coin(step.switch)
+            done += board.take_coin(label)
         elif h is Hand.TAKE_OUT:
-            done += board.take_out_switch(step.switch)
+            done += board.take_out_switch(label)
         elif h is Hand.PUT_BACK:
-            done += board.put_back_switch(step.switch, step.side or "L")
+            done += board.put_back_switch(label, step.side or "L")
         elif h is Hand.CLEAR_PADS:
             done += bool(board.clear_pads())
     return done
@@ -82,7 +86,7 @@ class SimPlayers:
         flow, now = self.table.flow, self.clock()
         waited = self._waited(now)
         mode, m = flow.mode, flow.match
-        if mode == "turn" and m is not None:
+        if mode is Mode.TURN and m is not None:
             self._turn(now, waited)
             return
         if self.people or (m is not None and not flow.link_up):
@@ -92,21 +96,22 @@ class SimPlayers:
             if waited > patience:
                 self._press(SELECT, now)  # read it; put it away
             return
-        if mode == "menu":
+        if mode is Mode.MENU:
             self._menu(now, waited)
-        elif mode == "lesson" and getattr(self.opts, "learn", False):
+        elif mode is Mode.LESSON and getattr(self.opts, "learn", False):
             self._lesson(now, waited)
         elif waited <= patience:
             return
-        elif mode in ("names", "rules", "history", "lessons", "lesson", "paused", "mismatch", "correct"):
+        elif mode in (Mode.NAMES, Mode.RULES, Mode.HISTORY, Mode.LESSONS, Mode.LESSON, Mode.PAUSED, Mode.MISMATCH,
+                      Mode.CORRECT):
             self._press(BACK, now)  # cancel, leave, resume; at a mismatch: "Board is right"
-        elif mode == "restore":
+        elif mode is Mode.RESTORE:
             do_by_hand(self.board, flow.asking)
             self._press(SELECT, now)
-        elif mode in ("reveal", "round-result", "result"):
-            if mode == "result":
+        elif mode in (Mode.REVEAL, Mode.ROUND_RESULT, Mode.RESULT, Mode.CLUB_REQUEST):
+            if mode is Mode.RESULT:
                 self.matches_done += 1
-            self._press(SELECT, now)
+            self._press(SELECT, now)  # a club's match request: careful players play what the club asks
 
     def _menu(self, now: float, waited: float) -> None:
         flow = self.table.flow

@@ -1,11 +1,12 @@
 """What the table asks people to do with their hands on the board: put it
 back after an undo, clear the pads before a match, take the Holes switches
 out, set a lesson up. One typed step each, so the screen, the simulated
-players and the sim's keyboard all read the same request."""
+players and the sim's keyboard all read the same request. A switch is its
+number on the board (``Geometry.labels[switch]`` is what people read)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from ..engine import COIN, HOLE, BoardState
@@ -23,12 +24,17 @@ class Hand(Enum):
 @dataclass(frozen=True)
 class HandStep:
     hand: Hand
-    switch: str = ""  # a label, as people read it
+    switch: int = -1  # the switch's number (none for CLEAR_PADS)
     side: str = ""  # "L" or "R" for FLIP and PUT_BACK
+    label: str = field(default="", compare=False)  # the switch as people read it: only ``text`` uses it
+
+    @classmethod
+    def on(cls, geometry, hand: Hand, switch: int, side: str = "") -> "HandStep":
+        return cls(hand, switch, side, geometry.labels[switch])
 
     @property
     def text(self) -> str:
-        h, s = self.hand, self.switch
+        h, s = self.hand, self.label or str(self.switch)
         if h is Hand.FLIP:
             return f"Flip {s} to {self.side}"
         if h is Hand.COIN_ON:
@@ -42,7 +48,7 @@ class HandStep:
         return f"Put {s} back"
 
 
-def restore_steps(target: BoardState, halls: dict[str, str], coins: tuple[BoardState, BoardState] | None) -> list[HandStep]:
+def restore_steps(target: BoardState, halls: dict[int, str], coins: tuple[BoardState, BoardState] | None) -> list[HandStep]:
     """What makes the board match ``target``, in an order hands can follow:
     coins off first (a rocker pushed over with a coin on it tips the coin
     out), then switches the hall sensors show on the wrong side, then coins
@@ -54,30 +60,29 @@ def restore_steps(target: BoardState, halls: dict[str, str], coins: tuple[BoardS
         if code == HOLE:
             continue
         want = "LR"[code & 1]
-        label = g.labels[s]
-        seen = halls.get(label)
+        seen = halls.get(s)
         if seen in ("L", "R") and seen != want:
-            flips.append(HandStep(Hand.FLIP, label, want))
+            flips.append(HandStep.on(g, Hand.FLIP, s, want))
             holding = before is not None and before.codes[s] != HOLE and before.codes[s] & COIN
             if holding:  # lift it off, flip, and put it back if the board before the drop had it
-                off.append(HandStep(Hand.COIN_OFF, label))
+                off.append(HandStep.on(g, Hand.COIN_OFF, s))
                 if code & COIN:
-                    on.append(HandStep(Hand.COIN_ON, label))
+                    on.append(HandStep.on(g, Hand.COIN_ON, s))
     if coins is not None:
         after = coins[1]
         lifted = {step.switch for step in off}
         for s, (a, b) in enumerate(zip(before.codes, after.codes)):
-            if a == HOLE or g.labels[s] in lifted:
+            if a == HOLE or s in lifted:
                 continue
             if b & COIN and not a & COIN:
-                on.append(HandStep(Hand.COIN_ON, g.labels[s]))
+                on.append(HandStep.on(g, Hand.COIN_ON, s))
             elif a & COIN and not b & COIN:
-                off.append(HandStep(Hand.COIN_OFF, g.labels[s]))
+                off.append(HandStep.on(g, Hand.COIN_OFF, s))
     return off + flips + on
 
 
-def holes_steps(present: list[str], wanted: list[str]) -> list[HandStep]:
-    """Switches to take out (or put back) so the holes are ``wanted``."""
+def holes_steps(geometry, present, wanted) -> list[HandStep]:
+    """Switches (numbers) to take out (or put back) so the holes are ``wanted``."""
     have, want = set(present), set(wanted)
-    return ([HandStep(Hand.TAKE_OUT, s) for s in sorted(want - have)]
-            + [HandStep(Hand.PUT_BACK, s, "L") for s in sorted(have - want)])
+    return ([HandStep.on(geometry, Hand.TAKE_OUT, s) for s in sorted(want - have)]
+            + [HandStep.on(geometry, Hand.PUT_BACK, s, "L") for s in sorted(have - want)])

@@ -64,20 +64,39 @@ def differences(believed: dict[str, str], seen: dict[str, str]) -> list[Differen
     return out
 
 
-def resync(table, snap) -> list[Difference]:
+@dataclass(frozen=True)
+class Look:
+    """What ``resync`` needs of the reconciler, read where the reconciler
+    lives (its worker thread, once the daemon's loop runs)."""
+
+    believed: dict
+    newer: frozenset  # switches with an event at or after the snapshot's time in the open group
+    open_drop: bool
+    last_t: float | None  # the open group's last event
+
+
+def look(rec, snap_t: float) -> Look:
+    group = getattr(rec, "_group", None)
+    # a switch event newer than the snapshot (handled while its answer was on
+    # its way) knows better than the snapshot does
+    newer = frozenset(ev.switch for ev in getattr(group, "events", ()) if isinstance(ev, SwitchEvent) and ev.t >= snap_t)
+    return Look(believed_positions(rec), newer, group is not None and getattr(group, "is_drop", False),
+                group.last_t if group is not None else None)
+
+
+def resync(table, snap, seen: Look | None = None) -> list[Difference]:
     """Compare ``snap`` with the table's belief and feed what differs.
-    Returns the differences (empty when the board is as believed)."""
+    ``seen``: ``look(reconciler, snap.t)``, taken on the reconciler's thread
+    (None: read here). Returns the differences (empty when the board is as
+    believed)."""
     rec, match = table.reconciler, table.flow.match
     table.awaiting_board = False
     if rec is None or match is None or match.over:
         table.positions.update(snap.positions)
         return []
-    diffs = differences(believed_positions(rec), dict(snap.positions))
-    # a switch event newer than the snapshot (handled while its answer was on
-    # its way) knows better than the snapshot does
-    group = getattr(rec, "_group", None)
-    newer = {ev.switch for ev in getattr(group, "events", ()) if isinstance(ev, SwitchEvent) and ev.t >= snap.t}
-    diffs = [d for d in diffs if d.switch not in newer]
+    seen = seen or look(rec, snap.t)
+    diffs = differences(seen.believed, dict(snap.positions))
+    diffs = [d for d in diffs if d.switch not in seen.newer]
     for label, pos in snap.positions.items():
         table.positions.setdefault(label, pos)
     changed = [d for d in diffs if d.seen != "mid"]
@@ -87,10 +106,10 @@ def resync(table, snap) -> list[Difference]:
     if not changed:
         log.info("the board is as the journal believes it (%d switches compared)", len(snap.positions))
         return diffs
-    open_drop = group is not None and getattr(group, "is_drop", False)
+    open_drop = seen.open_drop
     # Board time of the changes: inside the open drop (its coins are what moved
     # them), or the snapshot's own time; never before the last event fed.
-    last = group.last_t if group is not None else table.last_board_t
+    last = seen.last_t if seen.last_t is not None else table.last_board_t
     t = last + STEP if open_drop else max(snap.t, last + STEP if last > float("-inf") else snap.t)
     what = ", ".join(d.say() for d in changed)
     why = ("while the drop was falling and the table could not see it" if open_drop
@@ -104,4 +123,4 @@ def resync(table, snap) -> list[Difference]:
     return diffs
 
 
-__all__ = ["Difference", "believed_positions", "differences", "resync"]
+__all__ = ["Difference", "Look", "believed_positions", "differences", "look", "resync"]

@@ -6,7 +6,7 @@ Pure state: actions in, a view out. The flow decides what "Start match",
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ..display import MenuItem, MenuView, NameEntryView
 from ..engine import Variants
@@ -84,7 +84,7 @@ class SetupMenu:
             c.clock = CLOCKS[(CLOCKS.index(c.clock) + 1) % len(CLOCKS)]
         elif key in (HOLES, HALVED, SHUFFLED):
             name = {HOLES: "holes", HALVED: "halved", SHUFFLED: "shuffled"}[key]
-            c.variants = replace(c.variants, **{name: not getattr(c.variants, name)})
+            c.variants = c.variants.replace(**{name: not getattr(c.variants, name)})
         elif key == OPPONENT:
             c.opponent = self.opponents[(self.opponents.index(c.opponent) + 1) % len(self.opponents)]
         else:

@@ -63,10 +63,14 @@ class MatchJournal(Journal):
             self.sync()
         return len(new)
 
-    def event(self, ev, durable: bool = False) -> int:
+    def event(self, ev, durable: bool = False, hub=None) -> int:
         """A board event (an event object, or its sensing.md JSON form).
-        Written at once; durable with the next action, verdict or ``sync()``."""
+        Written at once; durable with the next action, verdict or ``sync()``.
+        ``hub``: its ``HubPosition``, kept in the same record as ``"hub":
+        [boot, number]``, so it is durable exactly when its event is."""
         data = event_to_json(ev) if not isinstance(ev, dict) else event_to_json(event_from_json(ev))
+        if hub is not None:
+            data["hub"] = [hub.boot_id, hub.num]
         return self.append("ev", data, durable)
 
     def verdict(self, data) -> int:

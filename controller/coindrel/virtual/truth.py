@@ -104,7 +104,8 @@ class TruthLog:
         self.unlike_engine = 0  # drops whose physics differed from the engine's healthy prediction
         self._own = isinstance(target, (str, Path))
         try:
-            self._f = open(target, "w", encoding="utf-8") if self._own else target
+            # a line at a time: what a stopped or killed board leaves is every drop so far
+            self._f = open(target, "w", encoding="utf-8", buffering=1) if self._own else target
         except OSError as e:
             from ..engine import EngineError
 

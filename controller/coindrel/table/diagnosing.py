@@ -1,0 +1,166 @@
+"""The table's reconciler: built for the match's variants, fed every board
+event of a match, polled for finished drops and revision records, reset
+when the match sets the board, and the board's timing it learned kept
+across restarts.
+
+Every use of the reconciler by the daemon goes through here. Outside the
+asyncio loop (``Table.step`` driven by a test, ``coindrel sim --fast`` on
+virtual time) it runs inline, so a step is deterministic. Once ``run``
+starts the loop, the reconciler belongs to a worker thread
+(``reconcile.worker.Diagnosis``, issue 13): the loop only queues events and
+collects what the worker has finished, so a long diagnosis holds up that
+drop's score and nothing else (the OLED, the buttons, the clock, the hub).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from concurrent.futures import ThreadPoolExecutor
+
+from ..engine import BoardState, EngineError, Match
+from ..limits import SMALL, read_limited
+from ..reconcile import Reconciler
+from .journal import write_durably
+
+log = logging.getLogger("coindrel.table")
+TIMING_FILE = "board-timing.json"
+
+
+class DiagnosisMixin:
+    """Part of ``daemon.Table``."""
+
+    reconciler: Reconciler | None = None
+    _diag = None  # the worker's Diagnosis around ``reconciler``, once the loop runs
+    _pool: ThreadPoolExecutor | None = None
+
+    @property
+    def diagnosing(self) -> bool:
+        """A drop is open, or the worker has not finished what it was given."""
+        if self._diag is not None:
+            return self._diag.busy or not self._diag.idle
+        return self.reconciler is not None and self.reconciler.busy
+
+    def _off_loop(self) -> None:
+        """The loop starts: from now on the reconciler runs on its worker.
+        One thread for every reconciler of this table, so whatever one was
+        given before a new one replaced it still runs first."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="coindrel-diagnosis")
+        self._wrap()
+
+    def _wrap(self) -> None:
+        from ..reconcile.worker import Diagnosis
+
+        if self._pool is not None and self.reconciler is not None \
+                and (self._diag is None or self._diag.rec is not self.reconciler):
+            self._diag = Diagnosis(self.reconciler, executor=self._pool)
+
+    def close_diagnosis(self) -> None:
+        """The loop ends: let the worker finish what it was given (the
+        reconciler is the loop's again, e.g. to save its timing)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool, self._diag = None, None
+
+    def _diagnose(self, ev) -> None:
+        if self.reconciler is None or self.flow.match is None:
+            return  # outside a match, board events go to no drop and score nothing
+        if self._diag is not None:
+            self._diag.feed(ev)
+        else:
+            self.reconciler.feed(ev)
+
+    def _finished_reports(self) -> list:
+        """Drop reports, then revision records (``revises``: a later drop
+        re-explained an earlier one), in the order they were made."""
+        if self.reconciler is None or self.awaiting_board:
+            return []  # a resumed open drop is closed only once the board was compared with it
+        d = self._diag
+        if d is None:
+            return self.reconciler.poll(self.board_now()) + self.reconciler.revisions()
+        # one poll queued at a time: a long diagnosis must not pile polls up behind it
+        reports = d.poll(self.board_now()) if d.idle else d.ready()
+        return reports + d.revisions()
+
+    async def _on_worker(self, fn):
+        """``fn(reconciler)`` after everything queued before it (at once when inline)."""
+        if self._diag is not None:
+            return await self._diag.run(fn)
+        return fn(self.reconciler)
+
+    def persistent_faults(self) -> list:
+        """The reconciler's persistent faults (``health().faults``). On the
+        worker, the answer is the one it gave for the last question (asked
+        again now): the loop never reads a reconciler the worker is changing."""
+        if self.reconciler is None:
+            return []
+        if self._diag is None:
+            return self.reconciler.health().faults
+        done = self._diag.call(lambda rec: rec.health().faults)
+        done.add_done_callback(lambda f: f.exception() is None and setattr(self, "_faults", f.result()))
+        return list(getattr(self, "_faults", []))
+
+    def _believe(self, board: BoardState, match: Match | None = None) -> None:
+        """The match set the board (a new match, an undo, a drop scored as predicted)."""
+        self._reconciler_for(match or self.flow.match)
+        if self._diag is not None:
+            self._diag.reset(board)
+        else:
+            self.reconciler.reset(board)
+
+    def _expect(self, expecting: bool) -> None:
+        if self._diag is not None:
+            self._diag.set_expecting(expecting)
+        elif self.reconciler is not None:
+            self.reconciler.expecting = expecting
+
+    def _reconciler_for(self, match: Match | None) -> Reconciler:
+        if self.reconciler is None or (match is not None and self.reconciler.variants != match.setup.variants):
+            variants = match.setup.variants if match is not None else None
+            board = match.board if match is not None else BoardState.empty(self.geometry)
+            if self._diag is not None:
+                self._save_timing_on_worker()  # the old one's, before the new one reads it
+            self.reconciler = Reconciler(self.geometry, board, variants, sensors=self.sensors)
+            if self._diag is not None:
+                self._diag.call(lambda rec, new=self.reconciler: self._restore_timing(new))
+            else:
+                self._restore_timing(self.reconciler)
+            self._wrap()
+        return self.reconciler
+
+    # The board's timing, as the reconciler learned it, outlives a restart.
+
+    @property
+    def _timing_path(self):
+        return None if self.store is None else self.store.dir / TIMING_FILE
+
+    def _restore_timing(self, rec: Reconciler) -> None:
+        path = self._timing_path
+        if path is None or not path.exists():
+            return
+        try:
+            rec.timing.restore(json.loads(read_limited(path, SMALL)))
+        except (OSError, ValueError, EngineError) as e:
+            log.warning("%s: %s; the board's timing is learned again", path, e)
+
+    def save_timing(self) -> None:
+        if self._diag is not None:
+            self._save_timing_on_worker()  # the worker may be learning from a drop right now
+        elif self.reconciler is not None:
+            self._write_timing(self.reconciler)
+
+    def _save_timing_on_worker(self) -> None:
+        self._diag.call(self._write_timing)
+
+    def _write_timing(self, rec: Reconciler) -> None:
+        path = self._timing_path
+        if path is None or not rec.timing.learned:
+            return
+        try:
+            write_durably(path, json.dumps(rec.timing.to_json()).encode())
+        except OSError as e:
+            log.warning("cannot save the board's timing to %s: %s", path, e.strerror)
+
+
+__all__ = ["TIMING_FILE", "DiagnosisMixin"]

@@ -1,0 +1,143 @@
+"""Coins and drops as they reach the flow (mixed into ``TableFlow``): a coin
+seen going in, the reconciler's report of a drop (or of events outside any
+drop), a coin whose drop never came back, and what follows a scored drop.
+
+Scoring follows what the exits saw (the report's ``scored_exits``: the best
+explanation of the cascade, so a coin a dead beam missed still scores), and
+every mismatch is shown with its explanations and a way to undo the drop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..display import DiagnosisView, MessageView, mismatch_view, revision_view, stray_view
+from ..display.notices import seen_text
+from ..engine import PHASE_FALLING, PHASE_REVEAL, PHASE_TURN, BoardState, entry_label
+from . import effects as fx
+from .modes import Mode
+from .modes_match import ANSWERS
+
+DROP_AGAIN = 6.0  # seconds after which a dropper coin nobody saw go in is dropped again
+
+
+class DropInputs:
+    def on_entry(self, entry: int, now: float) -> None:
+        m = self.match
+        if m is None or m.over:
+            return  # the reconciler reports it as a coin outside any drop
+        if self.coin_mode is None:
+            self.coin_mode = self.mode  # out of turn unless the table was waiting for a drop
+        if m.phase != PHASE_FALLING:
+            self.falling_entry = entry
+        self.falling_since = now
+        if self.mode is Mode.REVEAL and m.phase == PHASE_REVEAL:
+            m.reveal_done(now)
+            self._go(Mode.TURN, now)
+        m.coin_seen(now)
+        self._emit(fx.Led(entry, "off"))
+        if self.computer is not None and not self.has_dropper:
+            as_asked, lines = self.computer.confirm(entry)
+            if not as_asked:
+                self._note(MessageView("Not my entry", "\n".join(lines), alert=True), now)
+
+    def on_report(self, report, now: float) -> None:
+        """A reconciled drop (or events outside any drop)."""
+        m = self.match
+        if report.drop is None and getattr(report, "revises", None) is not None:
+            # a later drop re-explains an earlier mismatch (sensing.md §4, revisions): the same paged screen
+            self._note(revision_view(report.revises, report.diagnosis), now)
+            return
+        if report.drop is None and self.mode is Mode.RESTORE:
+            return  # hands putting the board back, as the table asked
+        if report.drop is None or m is None or m.over:
+            over = ("The match is over: it scores nothing.",) if m is not None and m.over else ()
+            self._note(stray_view(report, facts=over), now)
+            self._emit(fx.Sound("error"))
+            if m is not None and not m.over and report.state:
+                # the belief follows the board into the journal, or a restart would forget it
+                belief = BoardState.parse(report.state, self.geometry)
+                if belief.codes != m.board.codes:
+                    where = ", ".join(seen_text(e) for e in report.events[:3]) or "the board"
+                    m.set_board(belief, f"changed outside a drop: {where}", now)
+            return
+        coin_screen = self.screen_of(self.coin_mode or self.mode)
+        self.coin_mode = None
+        self.falling_entry = None
+        forced = m.forced_entry
+        exits = tuple(report.scored_exits if report.scored_exits is not None else report.observed_exits)
+        belief = BoardState.parse(report.state, self.geometry) if report.state else None
+        result = m.record(report.entry, exits, belief, now)
+        self.hit_exits, self.computer = result.exits, None
+        self._emit(fx.LedsOff())
+        facts = []
+        if not coin_screen.in_turn:
+            name = m.setup.players[result.player - 1]
+            facts.append(f"Coin out of turn ({coin_screen.aside}): it counts as {name}'s drop.")
+        if forced is not None and report.entry != forced:
+            facts.append(f"Coin in {entry_label(report.entry)}; the clock chose {entry_label(forced)}.")
+        if report.verdict != "ok" or facts or report.diagnosis:
+            self.diagnosis = mismatch_view(report, findings=report.diagnosis[:3], facts=tuple(facts), options=ANSWERS)
+            if self.diagnosis.drop != len(m.results):  # the match's count (a restarted reconciler counts anew)
+                self.diagnosis = dataclasses.replace(self.diagnosis, drop=len(m.results))
+            self._emit(fx.Sound("mismatch"))
+        else:
+            self._emit(fx.Sound("score" if result.points else "nothing"))
+        self._after_drop(result, now)
+
+    def coin_unaccounted(self, now: float) -> None:
+        """A coin went in, but its drop never came back from the board (the
+        hub lost the events: unplugged, reset, a restart while it fell). The
+        table never waits for it for ever: the drop scores as the engine
+        predicts from the board as believed, and the players are asked to
+        check it; a coin whose entry is unknown gives the turn back."""
+        m, entry = self.match, self.falling_entry
+        self.coin_mode, self.falling_entry = None, None
+        if entry is None:
+            m.coin_lost(now)
+            self._note(MessageView("Coin lost", "A coin went in, but the board lost it. Drop again.", alert=True), now)
+            self._emit(fx.Sound("error"))
+            return
+        result = m.play(entry, now)
+        self.hit_exits, self.computer = result.exits, None
+        self._emit(fx.LedsOff())
+        self._emit(fx.Belief(m.board))
+        exits = " ".join(str(x + 1) for x in result.exits) or "none"
+        self.diagnosis = DiagnosisView(
+            title="Check board", options=ANSWERS, drop=len(m.results),
+            findings=(f"The board's events for this drop were lost (the hub was away). It was scored as the "
+                      f"engine predicts: {entry_label(entry)} to exits {exits}. Check the board, and correct "
+                      f"the score if the coins went elsewhere.",),
+        )
+        self._emit(fx.Sound("mismatch"))
+        self._after_drop(result, now)
+
+    def _after_drop(self, result, now: float) -> None:
+        m = self.match
+        if m.over or m.phase == PHASE_REVEAL:
+            if m.over:
+                self._emit(fx.Sound("draw" if m.winner == "draw" else "match-won"))
+                self._emit(fx.EndMatch("finished", m))
+                self.last_board = m.board.copy()
+            else:
+                self._emit(fx.Sound("round-over"))
+            self.finished_round = result.round
+            self._go(Mode.MISMATCH if self.diagnosis else Mode.ROUND_RESULT, now)
+            return
+        if result.last_drop:
+            self._emit(fx.Sound("last-drop"))
+        if self.diagnosis:
+            self._pause("mismatch", now)
+            self._go(Mode.MISMATCH, now)
+
+    def _drop_again(self, now: float) -> None:
+        """The dropper's coin was never seen (it fell while the hub was away,
+        or the coin jammed in the dropper): drop again, as a person would."""
+        m = self.match
+        if not self.has_dropper or self.keyed or m.phase != PHASE_TURN or not self.link_up:
+            return
+        entry = m.forced_entry if m.forced_entry is not None else (
+            self.computer.entry if self.computer is not None and self._computer_to_move() else None)
+        if entry is not None and now - max(self.dropped_t, self.link_since) >= DROP_AGAIN:
+            self._emit(fx.Drop(entry))
+            self.dropped_t = now

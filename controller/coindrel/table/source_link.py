@@ -1,0 +1,179 @@
+"""The table and its board source: the events it sends, the switch positions
+a snapshot shows (compared with the believed board after every connect,
+``resync.py``), and picking a match up again after a restart (the journal's
+open drop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from ..engine import BoardState, EngineError
+from ..engine.core import HOLE
+from ..events import EntryEvent, StatusEvent
+
+log = logging.getLogger("coindrel.table")
+
+
+def last_hub_position(records):
+    """The hub position of the last board event on disk that has one (None:
+    none): the daemon's journal keeps it as ``"hub": [boot, frame number]``."""
+    from ..hub.resume import HubPosition
+
+    for r in reversed(records):
+        pos = r.data.get("hub") if r.kind == "ev" and isinstance(r.data, dict) else None
+        if isinstance(pos, list) and len(pos) == 2 and all(type(x) is int and x >= 0 for x in pos):
+            return HubPosition(pos[0], pos[1])
+    return None
+
+
+def _in_match_until(records) -> int:
+    """Index of the last record whose events the match has taken in: a drop
+    action (scored from a verdict, or as a coin whose events were lost), or
+    a verdict on events outside any drop. Events after it belong to a drop
+    still open, or to one whose verdict was saved and whose score was not
+    (a kill between the two): they are reconciled again."""
+    last = -1
+    for i, r in enumerate(records):
+        d = r.data if isinstance(r.data, dict) else {}
+        if (r.kind == "act" and d.get("do") == "drop") or (r.kind == "verdict" and d.get("drop") is None):
+            last = i
+    return last
+
+
+class SourceMixin:
+    """Part of ``daemon.Table``."""
+
+    # -- resuming after a restart ------------------------------------------------------------
+
+    def resume(self, recovery) -> None:
+        """Carry on with a match recovered from the journal after a restart."""
+        for message in recovery.messages:
+            log.warning("%s", message)
+        if recovery.match is None:
+            return
+        self.offset = recovery.time_offset(self._clock())
+        self._last_now = recovery.last_t or self._last_now
+        self.journal = recovery.journal
+        match = recovery.match
+        if match.over:
+            self.store.finish(self.journal, match)
+            self.journal = None
+            return
+        self.flow.begin(match, self.now(), resumed=True)
+        self._apply_effects()
+        self._replay_open_drop(recovery.records)
+        pos = last_hub_position(recovery.records)
+        if pos is not None and hasattr(self.source, "resume_from"):
+            # the hub sends again what it sent while the table was down (its replay ring)
+            self.source.resume_from(pos)
+            log.info("resuming the hub's events after boot %08x frame %d", pos.boot_id, pos.num)
+
+    def _check_losses(self) -> None:
+        """Board events the hub could no longer give back (``source.losses``):
+        the drop they touch is marked by the reconciler (the ``lost`` status
+        event goes to it); the players are asked as well, since a coin whose
+        every event was lost leaves no drop behind to mark."""
+        losses = list(getattr(self.source, "losses", ()) or ())
+        new = [x for x in losses if id(x) not in self._losses_seen]
+        self._losses_seen = {id(x) for x in losses}
+        m = self.flow.match
+        if not new or m is None or m.over:
+            return
+        from ..display import MessageView
+
+        loss = new[-1]
+        span = f" before board time {loss.until_t:.1f} s" if loss.until_t is not None else ""
+        self.flow.ask(MessageView("Events lost", f"Board events{span} are lost ({loss.reason}). If a coin fell "
+                                                 "then, check the board; the pause menu corrects or undoes the "
+                                                 "last drop.", alert=True))
+        log.warning("board events%s could not be given back by the hub (%s); the players are asked to check",
+                    span, loss.reason)
+
+    def _hub_position(self, ev):
+        """Where ``ev`` stands in the hub's stream (journalled with it), or None."""
+        where = getattr(self.source, "hub_position", None)
+        return where(ev) if where is not None and not isinstance(ev, StatusEvent) else None
+
+    def _replay_open_drop(self, records) -> None:
+        """Board events after the last reconciled drop belong to a drop still
+        open when the table stopped: the new reconciler hears them again, so
+        that drop is reconciled (and scored) when the rest of it comes."""
+        from ..events import event_from_json
+
+        last = _in_match_until(records)
+        pending = [event_from_json(r.data) for r in records[last + 1:] if r.kind == "ev"]
+        orphans = [r.n for r in records[last + 1:] if r.kind == "verdict"]
+        if orphans:
+            log.warning("%s: the verdict of record %d was saved but the table stopped before it scored the drop; "
+                        "the drop is reconciled again from its events", self.journal.path, orphans[0])
+        self.flow.falling_since = self.now()
+        entries = [ev.entry for ev in pending if isinstance(ev, EntryEvent)]
+        if entries:
+            self.flow.falling_entry = entries[0]
+        if not pending or self.reconciler is None:
+            return
+        for ev in pending:
+            if not isinstance(ev, StatusEvent):
+                self._diagnose(ev)
+        self.board_offset = pending[-1].t - self._clock()
+        self.last_board_t = max(self.last_board_t, pending[-1].t)
+        # its coins may have fallen on while the table was down: it is closed
+        # only once the snapshot has been compared with it (resync.py)
+        self.awaiting_board = self.halls_known and hasattr(self.source, "snapshot")
+
+    # -- the board's switches ----------------------------------------------------------------
+
+    def read_board(self) -> BoardState | None:
+        """The switch positions the hall sensors show (pads empty), or None
+        when the board has no hall sensors."""
+        if not self.halls_known:
+            return None
+        missing = [label for label in self.geometry.labels if label not in self.positions]
+        if missing:
+            raise EngineError(f"No reading yet from {len(missing)} switch(es) ({missing[0]}...): is the hub connected?")
+        unseated = [label for label, pos in self.positions.items() if pos == "mid"]
+        if unseated:
+            raise EngineError("Seat " + ", ".join(unseated[:4]) + ": the rocker is between sides.")
+        codes = []
+        for label in self.geometry.labels:
+            pos = self.positions.get(label)
+            codes.append(HOLE if pos == "none" else (1 if pos == "R" else 0))
+        return BoardState(self.geometry, codes)
+
+    async def _pump_events(self) -> None:
+        async for ev in self.source.events():
+            self.handle_event(ev)
+            if isinstance(ev, StatusEvent) and ev.state in ("connected", "resync") and self.halls_known:
+                asyncio.get_running_loop().create_task(self._read_positions())
+
+    async def _read_positions(self) -> None:
+        """Every switch's position, from a snapshot: events only say what changed."""
+        try:
+            snap = await self.source.snapshot()
+        except Exception as e:  # the hub went away again; the next connect asks again
+            log.warning("no snapshot from the board: %s", e)
+            return
+        from .resync import look, resync
+
+        seen = None
+        if self.reconciler is not None and self.flow.match is not None:
+            seen = await self._on_worker(lambda rec: look(rec, snap.t))
+        resync(self, snap, seen)  # the board against the belief: differences reconciled or flagged
+        self.learn_positions(snap.positions)
+
+    def learn_positions(self, positions: dict[str, str]) -> None:
+        """Every switch's position, as a snapshot shows it (after ``resync``
+        compared it with the belief: a resumed open drop waits no longer)."""
+        self.awaiting_board = False
+        if self.flow.match is None:
+            self.positions.update(positions)
+        else:  # during a match the switch events are newer than any snapshot
+            for label, pos in positions.items():
+                self.positions.setdefault(label, pos)
+        self.flow.on_positions(positions, self.now())
+        self._after_flow()
+
+
+__all__ = ["SourceMixin", "last_hub_position"]

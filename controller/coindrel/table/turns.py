@@ -1,0 +1,163 @@
+"""What several match screens share (mixed into ``TableFlow``): the
+Think-ahead hint, keyed drops, undo and putting the board back, correcting
+a score, the computer opponent's turn, and the buttons on a passing note."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..display import DiagnosisView, MessageView
+from ..engine import PHASE_REVEAL, PHASE_TURN, EngineError
+from . import effects as fx
+from .modes import Mode
+from .paging import choose_on_notice
+from .restore import restore_steps
+
+HINT_SECONDS = 8.0
+
+
+class MatchActions:
+    panel_size = (128, 64)  # the daemon sets its display's: notices page by what fits on it
+    hint_shown = (None, 0)  # the hint on screen, and the drop it was for
+
+    def _act_note(self, press, now: float) -> None:
+        """A button on a passing note: a paged one (a coin outside a drop)
+        turns its pages and stays up while it is read; else the note goes."""
+        note = self.note
+        n = pages(note, self.panel_size) if isinstance(note, DiagnosisView) else 1
+        if n > 1:  # more to read: the knob reads on
+            note, choice = choose_on_notice(note, press, n)
+            if choice is None:
+                self.note, self.note_until = note, max(self.note_until, now + HINT_SECONDS)
+                return
+        self.note = None
+
+    def show_hint(self, now: float) -> None:
+        """Think ahead: the best entry for the player to move, and why."""
+        from ..ai import hint
+
+        try:
+            h = hint(self.match, searcher=self.searcher)
+        except EngineError as e:
+            self.message = MessageView("No hint", str(e))
+        else:
+            # the title leaves room for the turn clock, which keeps running over it
+            self.message = MessageView("Think ahead", "\n".join(h.lines))
+        self.message_until = now + HINT_SECONDS
+        self.hint_shown = (self.message, len(self.match.results))
+
+    def _hint_over(self) -> None:
+        """The hint is for one turn: gone when its coin went in or the clock
+        ran out (the entry the clock chose must be seen)."""
+        shown, drops = self.hint_shown
+        m = self.match
+        if shown is not None and self.message is shown and (
+                m is None or len(m.results) != drops or m.forced_entry is not None or m.phase != PHASE_TURN):
+            self.message = None
+        if self.message is not shown:
+            self.hint_shown = (None, 0)
+
+    def with_clock(self, note, now: float):
+        """A note over a turn shows the turn clock, still counting."""
+        m = self.match
+        if m is None or m.clock is None or m.over or not hasattr(note, "clock"):
+            return note
+        if isinstance(note, MessageView):
+            return replace(note, clock=m.remaining(now), paused=m.clock.paused)
+        return replace(note, clock=None if m.clock.paused else m.remaining(now))
+
+    def play_keyed(self, entry: int, now: float) -> None:
+        """A drop keyed in by the players on a board without sensors: the engine scores it."""
+        m = self.match
+        m.coin_seen(now)
+        result = m.play(entry, now)
+        self.hit_exits = result.exits
+        self._emit(fx.LedsOff())
+        self._emit(fx.Sound("score" if result.points else "nothing"))
+        self._after_drop(result, now)
+
+    def _undo(self, now: float) -> None:
+        m = self.match
+        before = m.board.copy()
+        try:
+            m.undo(now)
+        except EngineError as e:
+            self._resume("player", now)
+            self._go(Mode.TURN, now)
+            self.message = MessageView("Cannot undo", str(e), alert=True)
+            self.message_until = now + HINT_SECONDS
+            return
+        self.restore_coins = (before, m.board.copy())
+        # the reconciler goes on believing the board as it stands until the players have put it back
+        self.pauses.discard("mismatch")
+        self.restore = restore_steps(m.board, self.halls, self.restore_coins)
+        self._go(Mode.RESTORE, now)
+
+    # -- correcting what the last drop scored ---------------------------------------------
+
+    def _start_correction(self, now: float) -> None:
+        """The players say which exits the last drop's coins really reached
+        (a beam that missed or double-counted a coin): the drop is scored again."""
+        m = self.match
+        if not m.results:
+            self._resume("player", now)
+            self._go(Mode.TURN, now)
+            self.message = MessageView("Nothing to correct", "No drop has been scored yet.", alert=True)
+            self.message_until = now + HINT_SECONDS
+            return
+        self._pause("player", now)
+        last = m.results[-1]
+        self.correction = [list(last.exits).count(x) for x in range(self.geometry.exit_count)]
+        self._go(Mode.CORRECT, now)
+
+    def _apply_correction(self, now: float) -> None:
+        m = self.match
+        last = m.results[-1]
+        exits = [x for x, count in enumerate(self.correction) for _ in range(count)]
+        belief = m.board.copy()  # the board stays as the reconciler believes it
+        m.undo(now)
+        result = m.record(last.entry, exits, belief, now)
+        self.hit_exits = result.exits
+        self._emit(fx.Sound("select"))
+        self._resume("player", now)
+        self.diagnosis = None
+        self.finished_round = result.round
+        if m.over or m.phase == PHASE_REVEAL:
+            if m.over:
+                self._emit(fx.EndMatch("finished", m))
+                self.last_board = m.board.copy()
+            self._go(Mode.ROUND_RESULT, now)
+        else:
+            self._go(Mode.TURN, now)
+
+    # -- the computer opponent ---------------------------------------------------------------
+
+    def _computer_to_move(self) -> bool:
+        return self.opponent is not None and self.match is not None and self.match.to_move == 2
+
+    def computer_turn(self, now: float) -> None:
+        """The computer chooses once per turn; the dropper drops its coin, or a
+        person is asked to, and the entry beam confirms it."""
+        from ..ai.solo import computer_drop
+
+        m = self.match
+        if self.computer is not None or m.phase != PHASE_TURN:
+            return
+        self.computer = computer_drop(m, self.opponent)
+        entry = m.forced_entry if m.forced_entry is not None else self.computer.entry
+        if self.keyed:
+            self.computer = None
+            self.play_keyed(entry, now)
+        elif self.has_dropper:
+            self._emit(fx.Drop(entry))
+            self.dropped_t = now
+        else:
+            self._emit(fx.Led(entry, "blink"))
+
+
+def pages(view, size) -> int:
+    """How many pages a notice takes on the panel (the renderer's fonts say;
+    loaded only when a notice is paged, so the flow itself stays pure)."""
+    from ..display.render import page_count
+
+    return page_count(view, size)

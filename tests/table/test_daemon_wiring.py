@@ -1,0 +1,188 @@
+"""The daemon's wiring of issue 11 and 13: board events journalled with
+their hub position and a restart resuming the hub's replay after the last
+one on disk; the reconciler on its worker thread once the loop runs (a slow
+diagnosis holds up only its drop's score); revision records journalled and
+shown."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from coindrel.engine import standard_geometry
+from coindrel.events import EntryEvent, ExitEvent, StatusEvent
+from coindrel.hub.resume import HubPosition
+from coindrel.reconcile.revise import Revision
+from coindrel.sources.base import Capabilities
+from coindrel.table.daemon import Table
+from coindrel.table.journal import read_journal
+from coindrel.table.setupmenu import Choices
+from coindrel.table.source_link import last_hub_position
+from coindrel.table.store import MatchStore
+
+G = standard_geometry()
+
+
+class HubLike:
+    """A source that numbers its events as the hub does and takes a resume position."""
+
+    capabilities = Capabilities(entries=tuple(range(8)), exits=tuple(range(16)))
+
+    def __init__(self):
+        self.numbers: dict[int, HubPosition] = {}
+        self.resume_after = None
+
+    def number(self, ev, num: int):
+        self.numbers[id(ev)] = HubPosition(7, num)
+        return ev
+
+    def hub_position(self, ev):
+        return self.numbers.get(id(ev))
+
+    def resume_from(self, pos) -> None:
+        self.resume_after = pos
+
+
+def started(tmp_path, source, now):
+    table = Table(G, Choices(clock="off"), source=source, store=MatchStore(tmp_path).open(), clock=lambda: now[0],
+                  reveal_seconds=0.1)
+    table.resume(table.store.recover())
+    for _ in range(3):  # start, pads set left, past the reveal
+        table.handle_action("select")
+        now[0] += 0.2
+        table.step()
+    assert table.flow.match is not None and table.journal is not None
+    return table
+
+
+def test_events_are_journalled_with_their_hub_position_and_a_restart_resumes_after_the_last(tmp_path):
+    now = [0.0]
+    src = HubLike()
+    table = started(tmp_path, src, now)
+    table.handle_event(StatusEvent(1.0, "connected", "hub"))
+    table.handle_event(src.number(EntryEvent(1.0, 3), 40))
+    table.handle_event(src.number(ExitEvent(1.6, 3), 41))
+    table.handle_event(StatusEvent(1.7, "lost", "two frames"))  # a status event has no position
+    records = [r for r in read_journal(table.journal.path).records if r.kind == "ev"]
+    assert [r.data.get("hub") for r in records] == [None, [7, 40], [7, 41], None]
+    assert last_hub_position(records) == HubPosition(7, 41)
+    # kill -9: nothing flushed, a new process on the same state directory
+    table.store.close()
+    src2 = HubLike()
+    again = Table(G, Choices(clock="off"), source=src2, store=MatchStore(tmp_path).open(), clock=lambda: now[0])
+    again.resume(again.store.recover())
+    assert src2.resume_after == HubPosition(7, 41)
+
+
+def test_a_journal_without_hub_positions_asks_for_no_replay(tmp_path):
+    now = [0.0]
+    src = HubLike()
+    table = started(tmp_path, src, now)
+    table.handle_event(EntryEvent(1.0, 3))
+    table.store.close()
+    src2 = HubLike()
+    again = Table(G, Choices(clock="off"), source=src2, store=MatchStore(tmp_path).open(), clock=lambda: now[0])
+    again.resume(again.store.recover())
+    assert src2.resume_after is None
+
+
+def test_revision_records_are_journalled_and_shown(tmp_path):
+    now = [0.0]
+    table = started(tmp_path, HubLike(), now)
+    rec = table.reconciler
+    revision = Revision(revises=1, t=5.0, diagnosis=[])
+    rec._revisions.append(revision)
+    table.step()
+    verdicts = [r.data for r in read_journal(table.journal.path).records if r.kind == "verdict"]
+    assert verdicts[-1]["revises"] == 1 and verdicts[-1]["drop"] is None
+    assert table.flow.note is not None and "drop 1" in table.flow.note.title.lower()
+
+
+def test_on_the_loop_a_slow_diagnosis_holds_up_its_score_and_nothing_else(tmp_path):
+    now = [0.0]
+    table = started(tmp_path, HubLike(), now)
+    rec = table.reconciler
+    gate, entered = threading.Event(), threading.Event()
+    poll = rec.poll
+
+    def slow_poll(t):
+        if rec.busy:
+            entered.set()
+            gate.wait(60)  # a long diagnosis (bounded: only a hang reaches it)
+        return poll(t)
+
+    rec.poll = slow_poll
+
+    async def main():
+        table._off_loop()
+        try:
+            table.handle_event(EntryEvent(1.0, 3))
+            table.handle_event(ExitEvent(1.5, 3))
+            now[0] += 30.0  # long past the drop's quiet window
+            table.step()
+            assert await asyncio.get_running_loop().run_in_executor(None, entered.wait, 60)
+            # the worker is stuck in the diagnosis; the loop's steps, presses and events are not
+            for _ in range(5):
+                table.step()
+                table.handle_action("hold")
+                table.handle_action("back")
+            assert table.reports == 0 and table.diagnosing and table.flow.match.phase == "falling"
+            gate.set()
+            for _ in range(600):  # a bounded wait for the worker's report, not a sleep for one
+                table.step()
+                if table.reports:
+                    break
+                await asyncio.sleep(0.05)
+            assert table.reports == 1 and len(table.flow.match.results) == 1
+        finally:
+            gate.set()
+            table.close_diagnosis()
+
+    asyncio.run(asyncio.wait_for(main(), 120))
+
+
+def test_events_the_hub_could_not_give_back_are_asked_about(tmp_path):
+    from coindrel.hub.resume import HubLoss
+
+    now = [0.0]
+    src = HubLike()
+    src.losses = []
+    table = started(tmp_path, src, now)
+    table.handle_event(StatusEvent(2.0, "lost", "frames missing"))  # a gap the replay filled: nothing to ask
+    assert table.flow.message is None
+    src.losses.append(HubLoss(None, 1.0, 3.5, "the hub restarted since the last event kept"))
+    table.handle_event(StatusEvent(4.0, "lost", "board events before 3.5 s could not be given back"))
+    msg = table.flow.view(now[0])
+    assert msg.title == "Events lost" and "3.5 s" in msg.text and "restarted" in msg.text
+    table.handle_event(StatusEvent(5.0, "lost", "again, the same loss"))
+    assert table.flow.message is msg or table.flow.message == msg  # asked once per loss
+    # and the reconciler marks the next drop as having lost events: scored, flagged, asked
+    table.handle_event(EntryEvent(4.1, 0))
+    now[0] += 30
+    table.step()
+    verdicts = [r.data for r in read_journal(table.journal.path).records if r.kind == "verdict" and r.data.get("drop")]
+    assert verdicts and verdicts[-1]["verdict"] != "ok"
+
+
+def test_a_kill_between_a_verdict_and_its_score_reconciles_the_drop_again(tmp_path):
+    now = [0.0]
+    src = HubLike()
+    table = started(tmp_path, src, now)
+    table.handle_event(src.number(EntryEvent(1.0, 3), 40))
+    now[0] += 30
+    table.step()
+    assert len(table.flow.match.results) == 1
+    path = table.journal.path
+    lines = path.read_bytes().splitlines(keepends=True)
+    kinds = [line.split(b'"k":"')[1].split(b'"')[0] for line in lines]
+    v = max(i for i, k in enumerate(kinds) if k == b"verdict")
+    assert kinds[v + 1] == b"act"
+    path.write_bytes(b"".join(lines[: v + 1]))  # SIGKILL after the verdict reached the disk, before the score
+    table.store.close()
+    again = Table(G, Choices(clock="off"), source=HubLike(), store=MatchStore(tmp_path).open(), clock=lambda: now[0])
+    again.resume(again.store.recover())
+    assert len(again.flow.match.results) == 0
+    now[0] += 30
+    again.step()
+    m = again.flow.match
+    assert len(m.results) == 1 and m.results[0].entry == 3
