@@ -119,8 +119,15 @@ def test_on_the_loop_a_slow_diagnosis_holds_up_its_score_and_nothing_else(tmp_pa
             table.handle_event(EntryEvent(1.0, 3))
             table.handle_event(ExitEvent(1.5, 3))
             now[0] += 30.0  # long past the drop's quiet window
-            table.step()
-            assert await asyncio.get_running_loop().run_in_executor(None, entered.wait, 60)
+            loop = asyncio.get_running_loop()
+            # A step queues a poll only once the worker has taken the events (one poll at a
+            # time): step until the worker is in the diagnosis, however slow its thread is
+            # to start (bounded: only a hang reaches the ceiling).
+            for _ in range(1200):
+                table.step()
+                if await loop.run_in_executor(None, entered.wait, 0.05):
+                    break
+            assert entered.is_set()
             # the worker is stuck in the diagnosis; the loop's steps, presses and events are not
             for _ in range(5):
                 table.step()
