@@ -119,7 +119,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
             t = self.source.board_time()
             if t > self.last_board_t:
                 self.last_board_t = t
-                self.board_offset = t - self._clock()
+                self.board_offset, self.offset_from_journal = t - self._clock(), False
         return self._clock() + (self.board_offset or 0.0)
 
     def _history(self):
