@@ -148,6 +148,10 @@ def virtual_truth(lines: list[dict], events: list[dict] = ()) -> list[dict]:
             # rest at once): the next coin to meet where it rests shows it.
             rest, t0 = acted[0]["rested"], acted[0]["t"]
             acted = [d for d in drops if d["t"] > t0 and any(r in d.get("flips", {}) or r in d.get("rested", []) for r in rest)][:1]
+        if not acted and f["fault"] in (catalog.COIN_ADDED, catalog.COIN_REMOVED):
+            # A coin put on or taken off a pad: it shows at the first drop whose
+            # true outcome differs from what the board without that change does.
+            acted = _first_unlike(f, drops)
         if not acted and f["fault"] in catalog.CATALOG and not catalog.row(f["fault"]).sensor:
             # A changed board state (no drop marked): it shows when a coin next meets that switch.
             acted = [d for d in drops if d["t"] > f["t"] and (f["where"] in d.get("flips", {}) or f["where"] in d.get("rested", []))][:1]
@@ -161,6 +165,37 @@ def virtual_truth(lines: list[dict], events: list[dict] = ()) -> list[dict]:
             row["first_drop"] = number[id(first)]
         out.append(row)
     return out
+
+
+def _first_unlike(f: dict, drops: list[dict]) -> list[dict]:
+    """[the first drop after ``f`` whose true outcome is not the engine's from
+    the true board with ``f``'s coin undone], or [] (not found, or drops in
+    flight together on the way, whose split between drops is a convention)."""
+    from coindrel.engine import BoardState, drop, standard_geometry
+    from coindrel.engine.core import COIN
+
+    later = [d for d in drops if d["t"] > f["t"]]
+    if not later or not later[0].get("before"):
+        return []
+    g = standard_geometry()
+    if f["where"] not in g.labels:
+        return []
+    s = g.labels.index(f["where"])
+    board = BoardState.parse(later[0]["before"], g)
+    codes = bytearray(board.codes)
+    if bool(codes[s] & COIN) != (f["fault"] == catalog.COIN_ADDED):
+        return []  # the board does not show the change (the coin fell on at once)
+    codes[s] ^= COIN  # undo the coin put on (or taken off) the pad
+    board = BoardState(g, bytes(codes))
+    for d in later:
+        if d.get("overlap"):
+            return []
+        out = drop(board, [d["entry"] - 1])
+        flips = {g.labels[k]: c for k, c in enumerate(out.flip_counts) if c}
+        if sorted(x + 1 for x in out.exits) != sorted(d["exits"]) or flips != d["flips"]:
+            return [d]
+        board = out.board
+    return []
 
 
 def _unsensed(d: dict) -> bool:

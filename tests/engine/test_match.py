@@ -128,6 +128,19 @@ def test_undo_restores_everything_including_the_generator():
     assert Match.replay(m.log).board == m.board
 
 
+def test_undo_keeps_the_board_before_even_if_that_board_object_is_changed_later():
+    m = Match(MatchSetup(start=FLAT))
+    old = m.board
+    m.play(2)
+    old.set_pad("R1S1", 1)  # a caller still holding the board before the drop
+    old.place_coin("R5S8")
+    m.undo()
+    assert m.board.text() == FLAT and m.board is not old
+    m.play(2)
+    m.undo()  # undo twice over the same snapshot shape
+    assert m.board.text() == FLAT and m.board.geometry is m.geometry
+
+
 def test_undo_across_a_round_change():
     m = Match(MatchSetup(start=FLAT))
     m.record(0, [], FLAT)

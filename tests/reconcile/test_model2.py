@@ -94,3 +94,38 @@ def test_the_scorer_fails_an_unflagged_first_drop():
            {"drop": None, "revises": 1, "t": 3.0, "verdict": "revised", "diagnosis": [{"fault": "jam", "where": "R3S2 left outlet"}]}]
     (r,) = scoring.score_faults(bad, truth)
     assert r["flagged"] and not r["top1_first"] and r["top1"] and r["listed"]
+
+
+def test_a_stream_on_a_faulty_board_is_still_scored_while_it_runs():
+    # Exit 7's beam goes dead 20 s into a 4 coins/s stream: the open group
+    # never matches the belief, so it is cut where its first coins have landed.
+    log, truth = Session(4242, drops=160, stream=4.0).run()
+    log = [log[0]] + [e for e in log[1:] if e["t"] < 20 or e.get("exit") != 7]
+    L = load([json.dumps(d) for d in log])
+    rec = reconciler_for(L)
+    late, flagged = [], []
+    events = list(L.events)
+    i, t = 0, 0.0
+    while i < len(events):
+        t += 0.1
+        while i < len(events) and events[i].t <= t:
+            rec.feed(events[i])
+            i += 1
+        for r in rec.poll(t):
+            if r.drop is not None:
+                late.append(t - r.t)
+                if not r.ok:
+                    flagged.append(r.to_json())
+    assert len(late) >= 140 and max(late) < 12.0
+    assert flagged and all(f["diagnosis"][0]["fault"] == "exit_sensor_dead" and f["diagnosis"][0]["where"] == "exit 7" for f in flagged)
+
+
+def test_a_pivot_that_sticks_on_one_of_two_coins_is_named_at_once():
+    # Two coins of one drop should each have flipped R5S8; its hall showed
+    # one clean flip: the sensor is alive and the rocker stuck on one coin.
+    log, truth = Session(965274705, drops=45, faults=[("switch_stuck", "R5S8", 12, 0.5, {})]).run()
+    out = lines(log)
+    (res,) = scoring.score_faults(out, truth)
+    assert res["flagged"] and res["top1_first"]
+    first = next(r for r in out if r["verdict"] == "mismatch")
+    assert first["observed"]["flips"]["R5S8"] == 1 and first["expected"]["flips"]["R5S8"] == 2

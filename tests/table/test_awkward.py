@@ -282,3 +282,65 @@ def test_sim_with_dev_zero_as_its_script_says_so(tmp_path):
     r = subprocess.run([sys.executable, "-m", "coindrel", "sim", "--fast", "--script", "/dev/zero"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "character device, not a file" in r.stderr and "Traceback" not in r.stderr
+
+
+# The monkey's press sequence (seed 135, turbo clock, presses only, all at one moment): the pause menu's
+# End match while the match's coin is still falling, then Start match twice (the pads to clear) at once.
+MONKEY_PRESSES = ("next hold-select back back back select select back back back prev prev "
+                  "select select select").split()
+
+
+def test_end_match_while_a_coin_falls_then_a_new_match_at_once_journals_both(tmp_path):
+    """Found by the monkey: the new match met the last one's journal still open
+    ("a match is already in progress"). The last is filed as abandoned with
+    every drop it scored, the next is journalled from its first line, and
+    careful people then finish it."""
+    from coindrel.table.history import list_matches
+
+    rig = rig_for(tmp_path, seed=135, variants=Variants(holes=False, shuffled=False))
+    flow = rig.table.flow
+    while rig.t < 40.07394734842496:  # the monkey's warm-up
+        rig.tick()
+    first = flow.match
+    assert first is not None and first.phase == "falling" and rig.table.journalled is first
+    for line, press in enumerate(MONKEY_PRESSES[:12], 1):
+        rig.apply(ScriptStep(rig.t, Do.PRESS, press, "", line))
+    assert flow.mode == "paused" and flow.match is first
+    rig.apply(ScriptStep(rig.t, Do.PRESS, MONKEY_PRESSES[12], "", 13))  # End match
+    assert flow.match is None and rig.table.journal is None
+    [filed] = list_matches(tmp_path, include_current=False)
+    assert filed.result == "abandoned" and filed.totals == first.totals and filed.turns == len(first.results)
+    for line, press in enumerate(MONKEY_PRESSES[13:], 14):
+        rig.apply(ScriptStep(rig.t, Do.PRESS, press, "", line))
+    second = flow.match
+    assert second is not None and second is not first and rig.table.journalled is second
+    assert rig.errors == [], rig.errors
+    assert [m.result for m in list_matches(tmp_path)] == ["in progress", "abandoned"]
+    rig.players.matches_done, rig.opts.matches = 0, 1
+    assert run_until(rig, lambda: rig.players.finished.is_set(), 1500)
+    assert rig.errors == [] and second.over
+    assert [m.result for m in list_matches(tmp_path)] == ["finished", "abandoned"]
+
+
+def test_a_match_the_flow_lets_go_of_unended_is_filed_before_the_next_begins(tmp_path, caplog):
+    """Whatever way a match leaves the flow without its END_MATCH, the daemon
+    files its journal before the next match's: the store never refuses the
+    new match and neither match is lost."""
+    from coindrel.table.history import list_matches
+    from coindrel.table.modes import Mode
+    from coindrel.table.store import MatchStore
+
+    table = Table(G, Choices(clock="off"), store=MatchStore(tmp_path, **FAST).open())
+    for press in ("select", "select", "select"):  # start (pads set), the reveal
+        table.handle_action(press)
+    first = table.flow.match
+    assert table.flow.mode is Mode.TURN and table.journalled is first
+    table.flow.match = None  # gone without an END_MATCH effect
+    table.flow._go(Mode.MENU, table.now())
+    for press in ("select", "select"):
+        table.handle_action(press)
+    second = table.flow.match
+    assert second is not None and second is not first and table.journalled is second
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], caplog.text
+    assert "never ended" in caplog.text
+    assert [m.result for m in list_matches(tmp_path)] == ["in progress", "abandoned"]

@@ -139,6 +139,7 @@ class Board:
             right = self.rng.uniform(2900, 3400)
             self.halls.append(Hall(left, right, band=0.22 * (right - left), noise=self.rng.uniform(2, 12)))
         self.reading = [self.halls[i].classify(self.halls[i].raw(self.pads[i], 0.0, self.rng)) for i in range(n)]
+        self.healthy_reading = list(self.reading)
         self.queue: list[_Ev] = []
         self.seq = 0
         self.now = 0.0
@@ -180,12 +181,18 @@ class Board:
             for extra in f.beam_repeats(kind, index, t, drop):
                 self.emit({"t": round(t + extra, 5), "kind": kind, kind: index + 1})
 
-    def hall_report(self, s: int, pos: float, t: float, drop: int | None = None) -> None:
+    def hall_report(self, s: int, pos: float, t: float, drop: int | None = None, noise: bool = False) -> None:
         h = self.halls[s]
         v = h.raw(pos, t, self.rng)
         c = h.classify(v)
         healthy = h.classify(h.left + (h.right - h.left) * pos)
-        if c != healthy and self.faults is not None:
+        # A misreport is one the event stream shows: the hub reports (or keeps
+        # back) a reading a healthy sensor would not. A jostle a faulty sensor
+        # hides (``noise``) is no evidence anyone could use.
+        was_healthy, self.healthy_reading[s] = self.healthy_reading[s], healthy
+        sent = c if c != self.reading[s] else None
+        would = healthy if healthy != was_healthy else None
+        if sent != would and not noise and self.faults is not None:
             self.faults.hall_misreports(s, t, drop)
         if c != self.reading[s]:
             self.reading[s] = c
@@ -241,8 +248,8 @@ class Board:
                 if self.rng.random() < 0.06:  # the landing coin jostles the rocker
                     p = self.rest_pos(s)
                     self.busy_until[s] = t + 0.013
-                    self.hall_report(s, 0.5 + (p - 0.5) * 0.3, t + 0.002, drop)
-                    self.hall_report(s, p, t + self.rng.uniform(0.004, 0.012), drop)
+                    self.hall_report(s, 0.5 + (p - 0.5) * 0.3, t + 0.002, drop, noise=True)
+                    self.hall_report(s, p, t + self.rng.uniform(0.004, 0.012), drop, noise=True)
                 return
             y = 1 - x
         else:

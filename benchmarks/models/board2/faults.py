@@ -60,13 +60,15 @@ class Faults:
             if f.name == name and f.where == where and f.t <= t and not f.done:
                 yield f
 
-    def _act_or_latent(self, f: Fault, drop: int, rests_at: int | None) -> None:
+    def _act_or_latent(self, f: Fault, drop: int, rests_at: int | None, later: bool = False) -> None:
+        # ``later``: the coin the beam missed or repeated reaches ``rests_at``
+        # itself right after, changing nothing seen there; only a later coin tells.
         if rests_at is None:
             self._act(f, drop)
         else:
             self.acted.setdefault(drop, set()).add(f.id)
             if f.first_drop is None and f.first_effect is None:
-                self.latent.setdefault(rests_at, []).append(f)
+                self.latent.setdefault(rests_at, []).append((drop if later else None, f))
 
     def _act(self, f: Fault, drop: int) -> None:
         if f.first_drop is None and f.first_effect is None:
@@ -110,7 +112,7 @@ class Faults:
         for f in self._active(f"{kind}_sensor_dead", f"{kind} {index + 1}", t):
             if self.rng.random() < f.rate:
                 rests = self.board.silent_rest(self.board.g.entry_switch(index)) if kind == "entry" else None
-                self._act_or_latent(f, drop, rests)
+                self._act_or_latent(f, drop, rests, later=True)
                 return True
         return False
 
@@ -120,13 +122,17 @@ class Faults:
                 # A repeat on an entry looks like a second coin; where that coin
                 # would have come to rest unseen, only a later coin tells.
                 rests = self.board.silent_second(self.board.g.entry_switch(index)) if kind == "entry" else None
-                self._act_or_latent(f, drop, rests)
+                self._act_or_latent(f, drop, rests, later=True)
                 return [self.rng.uniform(0.004, 0.03)]
         return []
 
     def coin_reaches(self, s: int, t: float, drop: int) -> None:
         """A coin meets switch ``s``: a pad changed by hand shows now."""
-        for f in self.latent.pop(s, ()):
+        waiting = self.latent.pop(s, ())
+        later = [f for d, f in waiting if d != drop]
+        if len(later) < len(waiting):
+            self.latent[s] = [(d, f) for d, f in waiting if d == drop]
+        for f in later:
             self._act(f, drop)
         for name in ("coin_added", "coin_removed"):
             for f in self._active(name, self._label(s), t):

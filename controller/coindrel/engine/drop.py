@@ -82,7 +82,9 @@ def drop(state: BoardState, entries) -> Outcome:
     o._w = w
     o._t = t
     o._q = q
-    o._views = None
+    o._b = None
+    o._x = None
+    o._f = None
     return o
 
 
@@ -108,12 +110,12 @@ def _run(state: BoardState, entries, t: Topology, in_place: bool) -> Outcome:
     if w[t.overflow]:
         return _fallback(t, state, entries, in_place)
     o = _new(Outcome)
-    o._w, o._t, o._q = w, t, q
+    o._w, o._t, o._q, o._x, o._f = w, t, q, None, None
     if in_place:
         state.codes[:] = w[: t.n].translate(t.code_of)
-        o._views = [state, None, None]
+        o._b = state
     else:
-        o._views = None
+        o._b = None
     return o
 
 
@@ -174,7 +176,8 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
         # again rather than each fault's __eq__.
         last = t.last_faults
         if last is not None and last[0] == faults:
-            t.last_faults = (faults, last[1])
+            if last[0] is not faults:
+                t.last_faults = (faults, last[1])
             t = last[1]
         else:
             fault_tables = topology(state.geometry, faults)
@@ -201,7 +204,9 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
         o._w = w
         o._t = t
         o._q = q
-        o._views = None
+        o._b = None
+        o._x = None
+        o._f = None
     p = _new(Prediction)
     p.outcome = o
     p.faults = faults

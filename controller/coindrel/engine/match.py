@@ -28,7 +28,7 @@ _new = object.__new__
 
 class _Score:
     """Everything an undo must restore, in one bundle: scores are tuples, so a
-    snapshot is a shallow copy plus the board's 38 bytes."""
+    snapshot is one tuple of the fields plus the board's 38 bytes."""
 
     __slots__ = ("board", "round", "round_scores", "totals", "to_move", "owed_last", "values", "phase",
                  "forced_entry", "rng_state", "turns")
@@ -45,19 +45,15 @@ class _Score:
         self.rng_state = 0
         self.turns = 0
 
-    def copy(self) -> "_Score":
-        c = _new(_Score)  # written out: a loop over the slots costs a drop's worth
-        c.board = self.board
-        c.round = self.round
-        c.round_scores = self.round_scores
-        c.totals = self.totals
-        c.to_move = self.to_move
-        c.owed_last = self.owed_last
-        c.values = self.values
-        c.phase = self.phase
-        c.forced_entry = self.forced_entry
-        c.rng_state = self.rng_state
-        c.turns = self.turns
+    @classmethod
+    def restore(cls, snap: tuple, geometry: Geometry) -> "_Score":
+        """The bundle again from an undo snapshot (``Match._score`` makes them:
+        the fields in slot order, the board as bytes)."""
+        c = _new(cls)
+        for name, value in zip(cls.__slots__, snap):
+            setattr(c, name, value)
+        board = c.board = _new(BoardState)
+        board.geometry, board.codes = geometry, bytearray(snap[0])
         return c
 
 
@@ -72,7 +68,7 @@ class Match:
         self.clock = TurnClock(setup.clock) if setup.clock else None
         self.log: list[dict] = [{"do": "setup", "setup": setup.to_dict()}]
         self.results: list[TurnResult] = []
-        self._undo: list[_Score] = []
+        self._undo: list[tuple] = []  # snapshots, see _score
         self.s = _Score(self._start_board())
         self._begin_round(0)
 
@@ -275,10 +271,11 @@ class Match:
         s = self.s
         if s.phase == PHASE_OVER:
             raise MatchError("the match is over; no more drops score")
-        snap = s.copy()  # the undo snapshot: the board before is not the board after, but may be changed in place
-        snap.board = s.board.copy()
-        snap.rng_state = self.rng._state
-        self._undo.append(snap)
+        # The undo snapshot: one tuple of the fields in slot order, the board
+        # before as immutable bytes (a caller may still change that board
+        # object in place); _Score.restore makes it a bundle again.
+        self._undo.append((bytes(s.board.codes), s.round, s.round_scores, s.totals, s.to_move, s.owed_last, s.values,
+                           s.phase, s.forced_entry, self.rng._state, s.turns))
         player, rnd, values = s.to_move, s.round, s.values
         points = sum(map(values.__getitem__, exits))
         a, b = s.round_scores
@@ -325,8 +322,8 @@ class Match:
         """Take back the last drop: scores, board, round and generator as before it."""
         if not self._undo:
             raise MatchError("there is no drop to undo")
-        self.s = self._undo.pop()
-        self.rng.setstate(self.s.rng_state)
+        self.s = s = _Score.restore(self._undo.pop(), self.geometry)
+        self.rng.setstate(s.rng_state)
         undone = self.results.pop()
         if self.clock and now is not None and self.s.phase in (PHASE_TURN, PHASE_FALLING):
             self.s.phase = PHASE_TURN

@@ -24,14 +24,9 @@ class Outcome:
     order) are the same facts as tuples, built on first use.
     """
 
-    # _views: None, or [board, exits, flips] as built so far (one slot to set per drop).
-    __slots__ = ("_w", "_t", "_q", "_views")
-
-    def _keep(self, k: int, value):
-        if self._views is None:
-            self._views = [None, None, None]
-        self._views[k] = value
-        return value
+    # _b, _x, _f: the board, exits and flips tuples once built (None until then);
+    # three slots set by the drop cost less than one list made on the first read.
+    __slots__ = ("_w", "_t", "_q", "_b", "_x", "_f")
 
     @property
     def geometry(self):
@@ -39,16 +34,12 @@ class Outcome:
 
     @property
     def board(self) -> BoardState:
-        v = self._views
-        if v is not None and v[0] is not None:
-            return v[0]
-        t = self._t
-        b = _new(BoardState)
-        b.geometry, b.codes = t.geometry, self._w[: t.n].translate(t.code_of)
-        if v is None:
-            self._views = [b, None, None]
-        else:
-            v[0] = b
+        b = self._b
+        if b is None:
+            t = self._t
+            b = self._b = _new(BoardState)
+            b.geometry = t.geometry
+            b.codes = self._w[: t.n].translate(t.code_of)
         return b
 
     @property
@@ -64,21 +55,21 @@ class Outcome:
 
     @property
     def exits(self) -> tuple[int, ...]:
-        x = None if self._views is None else self._views[1]
+        x = self._x
         if x is None:
-            counts = self.exit_counts
+            counts = self._w[self._t.exit_slice]
             if not counts.translate(None, b"\0\1"):  # at most one coin per exit
                 x = tuple(compress(range(len(counts)), counts))
             else:
                 x = tuple(e for e, c in enumerate(counts) for _ in range(c))
-            self._keep(1, x)
+            self._x = x
         return x
 
     @property
     def flips(self) -> tuple[int, ...]:
-        f = None if self._views is None else self._views[2]
+        f = self._f
         if f is None:
-            f = self._keep(2, tuple(self.flip_counts))
+            f = self._f = tuple(self.flip_counts)
         return f
 
     @property
@@ -144,7 +135,7 @@ class PlainOutcome(Outcome):
         flips = bytearray(n)
         for s in flipped:
             flips[s] += 1  # at most one flip per coin arriving: far below 256
-        o._t, o._views = topo, [board, None, None]
+        o._t, o._b, o._x, o._f = topo, board, None, None
         o._counts, o._flipcounts, o._order = bytes(counts), bytes(flips), tuple(flipped)
         o._sw = sum(1 for s in sinks if s == swallow)
         o._jam = len(sinks) - sum(counts) - o._sw
@@ -157,6 +148,10 @@ class PlainOutcome(Outcome):
     @property
     def flip_counts(self) -> bytearray:
         return bytearray(self._flipcounts)
+
+    @property
+    def exits(self) -> tuple[int, ...]:
+        return tuple(e for e, c in enumerate(self._counts) for _ in range(c))
 
     @property
     def flips(self) -> tuple[int, ...]:

@@ -68,7 +68,7 @@ def _bulk_reader_thread():
                     data = self.serial.read(self.serial.in_waiting or 1)
                     if data:
                         data += _drain(self.serial)
-                except serial.SerialException as e:
+                except (serial.SerialException, OSError) as e:  # a pulled cable: EIO from in_waiting's ioctl too
                     error = e
                     break
                 if data:

@@ -120,6 +120,42 @@ class Physics:
                 jams[k] = jams.get(k, 0) + 1
         return Trace(exits, flips, arrivals, swallowed, jams or {}, codes)
 
+    def run_sticky(self, codes: bytearray, starts, table, s: int, stuck_row, fails: frozenset, passes: list) -> Trace:
+        """``run`` with a sticky pivot at ``s``: of the coins that would flip
+        it, those numbered in ``fails`` (0-based, counted in ``passes[0]``
+        across calls) find it stuck (``stuck_row``); the others flip it."""
+        n, swallow = self.n, self.swallow
+        stack = list(starts)
+        flips = [0] * n
+        exits = [0] * self.exit_count
+        arrivals = []
+        swallowed = 0
+        jams = None
+        while stack:
+            x = stack.pop()
+            if x < n:
+                c = codes[x]
+                new, targets, f = table[x][c]
+                if x == s and f:
+                    if passes[0] in fails:
+                        new, targets, f = stuck_row[c]
+                    passes[0] += 1
+                arrivals.append(x * 8 + c)
+                codes[x] = new
+                if f:
+                    flips[x] += 1
+                if targets:
+                    stack.extend(targets)
+            elif x < swallow:
+                exits[x - n] += 1
+            elif x == swallow:
+                swallowed += 1
+            else:
+                k = divmod(x - self.jam_base, 2)
+                jams = jams or {}
+                jams[k] = jams.get(k, 0) + 1
+        return Trace(exits, flips, arrivals, swallowed, jams or {}, codes)
+
     # -- what a coin did at a switch, from an arrival (for pruning) -------------
 
     def rested(self, arrival: int) -> bool:

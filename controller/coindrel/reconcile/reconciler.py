@@ -30,10 +30,10 @@ from .observed import Observed, Sensors, observe_events
 from .physics import Physics
 from .report import DropReport, drop_times
 from .revise import Reviser, Revision
-from .reporting import drop_reports, fallback_codes, plain_reports, stray_report
+from .reporting import drop_reports, fallback_codes, plain_reports, stray_report, unseen_drop_report
 from .search import Search
 from .sensors import derive
-from .stray import explain_stray
+from .stray import explain_stray, unseen_drop
 from .timing import Timing
 from .world import World, fault_index, marginals
 
@@ -45,6 +45,10 @@ LIVE_MAX = 4
 STREAM_HORIZON = 2.0
 INTERMITTENT_AT_ALL = 0.5  # a physical fault that once let a coin pass is as likely intermittent as fixed
 LEAD = 0.03
+# A stream the belief cannot account for (a fault not yet diagnosed) is cut
+# anyway once open this long, where its first coins have surely landed.
+FORCE_HORIZON = 3 * STREAM_HORIZON
+FORCE_FALL = 1.5
 MAX_SIZE = 4  # explanations needing more new faults than this are not offered
 
 
@@ -132,17 +136,23 @@ class Reconciler:
         else:
             group.add(ev, self.switch_index)
             if isinstance(ev, EntryEvent) and not group.lost and len(group.entries) > 1 and ev.t - group.events[0].t > STREAM_HORIZON:
-                self._split(group)
+                self._split(group, ev.t)
 
-    def _split(self, group: Group) -> None:
+    def _split(self, group: Group, now: float) -> None:
         k = group.cut(self.switch_index, LEAD)
-        if not k:
-            return
         ordered = group.ordered()
-        entries = [ev for ev in ordered if isinstance(ev, EntryEvent)]
-        before = entries[k].t + LEAD
-        head = [ev for ev in ordered if (ev.t < before and not isinstance(ev, EntryEvent)) or any(ev is e for e in entries[:k])]
-        rest = [ev for ev in ordered if not any(ev is h for h in head)]
+        if k:
+            entries = [ev for ev in ordered if isinstance(ev, EntryEvent)]
+            before = entries[k].t + LEAD
+            head = [ev for ev in ordered if (ev.t < before and not isinstance(ev, EntryEvent)) or any(ev is e for e in entries[:k])]
+        elif now - group.events[0].t > FORCE_HORIZON:
+            k, head = group.force_cut(self.switch_index, now, max(FORCE_FALL, self.timing.patience), LEAD)
+            if not k:
+                return
+        else:
+            return
+        taken = {id(ev) for ev in head}
+        rest = [ev for ev in ordered if id(ev) not in taken]
         self._group = self._regroup(head)
         self._close()
         self._group = self._regroup(rest)
@@ -197,7 +207,8 @@ class Reconciler:
     def _expect(self) -> Predictor:
         w = self.worlds[0]
         idx = w.index
-        return Predictor(self.physics, w.codes, self.physics.table(idx.stuck, idx.slips, idx.jams))
+        return Predictor(self.physics, w.codes, self.physics.table(idx.stuck, idx.slips, idx.jams),
+                         idx.dead_exits, idx.chatter_exits, idx.halls | idx.unseated)
 
     def _close(self) -> None:
         group, self._group = self._group, None
@@ -205,13 +216,15 @@ class Reconciler:
                              self.geometry.entry_count).mark_coin_like(self.timing.flip_limit, self.timing.flip_floor)
         if obs.changes_nothing():
             return
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         work0 = self.evaluations
         reports = self._lost(obs, group.lost) if group.lost else self._reconcile(obs)
         ms = (time.perf_counter() - started) * 1000.0
+        cpu_ms = (time.thread_time() - cpu) * 1000.0
         work = self.evaluations - work0
         for r in reports:
             r.search_ms = ms
+            r.cpu_ms = cpu_ms
             r.work = work
             r.t_end = obs.t1
             self.tracker.record(r)
@@ -312,7 +325,18 @@ class Reconciler:
         return reports
 
     def _lost(self, obs, count: int) -> list[DropReport]:
-        return self._plain(obs, self.worlds[0], Finding(EventsLost(count), 1.0))
+        finding, prev = Finding(EventsLost(count), 1.0), self.worlds[0]
+        if not obs.entries and self.expecting:
+            # No coin seen going in, but the board moved while the hub could
+            # not see it: a coin that went in meanwhile is the drop, when the
+            # board it left fits exactly one entry (else nothing is guessed).
+            fit = unseen_drop(self.physics, obs, prev)
+            if fit is not None:
+                entry, trace, codes = fit
+                self.worlds = [World(self.geometry, codes, prev.faults, 0.0, prev.jammed, prev.story)]
+                self.drops += 1
+                return [unseen_drop_report(self.physics, obs, prev.codes, entry, trace, finding, self.drops, codes)]
+        return self._plain(obs, prev, finding)
 
     def _unexplained(self, obs, prev) -> list[DropReport]:
         return self._plain(obs, prev, Finding(UNEXPLAINED.fault, 1.0))

@@ -33,6 +33,7 @@ class DropReport:
     scored_exits: tuple = ()  # where the coins really went, per the best explanation (0-based)
     events: list = field(default_factory=list)  # the events, for reports outside drops
     search_ms: float = 0.0  # diagnosis time for the group this drop was in
+    cpu_ms: float = 0.0  # of which this thread ran (what other processes took left out)
     work: int = 0  # engine evaluations that diagnosis made (deterministic)
     t_end: float = 0.0  # the last event of the group this drop was in
     alternatives: list = field(default_factory=list)  # (name, where) sets of the simplest explanations found
@@ -112,10 +113,18 @@ def split(physics, cand, order: list[int]):
     """The explained cascade one coin after another: per drop (trace, codes before)."""
     table = physics.table(cand.stuck, cand.slips, cand.jams)
     codes = bytearray(cand.codes0)
+    sticky = getattr(cand, "sticky", ())
+    if sticky:  # a pivot that stuck on some coins: count its coins across the drops
+        s = sticky[0]
+        row = physics.row(s, True, s in cand.slips, (s, 0) in cand.jams, (s, 1) in cand.jams)
+        passes = [0]
     out = []
     for e in order:
         before = bytes(codes)
-        trace = physics.run(codes, physics.starts([e]), table)
+        if sticky:
+            trace = physics.run_sticky(codes, physics.starts([e]), table, s, row, sticky[1], passes)
+        else:
+            trace = physics.run(codes, physics.starts([e]), table)
         out.append((trace, before, bytes(codes)))
     return out
 

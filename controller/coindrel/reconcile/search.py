@@ -21,15 +21,15 @@ not 38 x 9.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 from ..engine import catalog
 from ..engine import EntrySensorDead, HallFault, Jam, PadNotHolding, SwitchStuck
 from ..engine.core import COIN, HOLE, PAD_R
 from .faults import FIXED, HALL_WAS_WRONG, INTERMITTENT, PRIOR, CoinAdded, CoinRemoved, EntrySensorChatter, MovedByHand, SwitchUnseated
+from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
-from .sensors import derive
+from .sensors import _fault, derive
 
 _LOG = {name: math.log(p) for name, p in PRIOR.items()}
 # How much longer a known hall fault makes us doubt the pad it hides.
@@ -46,6 +46,12 @@ DOUBLE = math.log(2e-3)
 ANOTHER_COIN = math.log(0.3)
 SILENT_DROP = math.log(0.3)
 HAND_IN_DROP = math.log(0.3)  # hands in the board are rarer while coins fall
+QUICK_HAND = math.log(0.001)  # a rocker over as fast as a coin flips it, by hand
+# A pivot that sticks on some coins and not others (rules.md's stuck rocker,
+# intermittently): as likely as a stuck one that is intermittent.
+STICKY = math.log(0.25)
+STICKY_PASSES = 3  # which of the first few coins that should have flipped it found it stuck
+WORK_ARRIVALS = 24  # one unit of work: one hypothesis whose cascade has up to this many coin arrivals
 # A fit with no new fault but with an odd timing or a doubtful pad is not the
 # end of the search: one new fault might fit better.
 GOOD_ENOUGH = math.log(0.5)
@@ -71,80 +77,7 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("stuck", "slip", "chute", "add", "remove", "pad", "fix", "spare", "entry", "entry+rest", "unchatter", "hand", "hand_after", "cleared")
-
-
-@dataclass(frozen=True)
-class Move:
-    kind: str  # stuck slip chute add remove pad fix entry entry+rest unchatter hand hand_after (stray: cleared)
-    s: int = -1  # switch (or entry for entry moves)
-    side: int = -1
-    fault: object = None  # what a person is told (None: the derivation names it)
-    cost: float = 0.0
-
-
-@dataclass
-class Candidate:
-    world: object
-    moves: tuple
-    entries: tuple  # true entries, in drop order
-    trace: object
-    derivation: object
-    cost: float  # log: moves + derived sensor faults
-    hand: dict = field(default_factory=dict)  # stray groups: switch -> hand flips
-    codes0: bytes = b""  # the state the cascade started from (moves applied)
-    stuck: frozenset = frozenset()
-    slips: frozenset = frozenset()
-    jams: frozenset = frozenset()
-    removed: frozenset = frozenset()  # known faults this candidate drops (fixed)
-    cleared: tuple = ()  # jammed outlets whose coins came free
-    spared: frozenset = frozenset()  # known intermittent faults that did not act this time (kept)
-    _shown: list | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def logp(self) -> float:
-        return self.world.logw + self.cost
-
-    @property
-    def size(self) -> int:
-        """How many new things this explanation claims (for single-before-pair)."""
-        return sum(1 for m in self.moves if m.kind not in ("entry", "entry+rest", "unchatter")) + len(self.derivation.new)
-
-    def new_faults(self) -> list:
-        out = [m.fault for m in self.moves if m.fault is not None and m.kind not in ("fix", "spare")]
-        out.extend(self.derivation.new)
-        return out
-
-    def shown(self) -> list:
-        """Every fault this explanation uses to account for the drop."""
-        if self._shown is None:
-            self._shown = self._find_shown()
-        return list(self._shown)
-
-    def _find_shown(self) -> list:
-        out = list(dict.fromkeys(self.new_faults() + list(self.derivation.exercised)))
-        idx = self.world.index
-        for a in self.trace.arrivals:  # known physical faults a coin met
-            s = a >> 3
-            for f in idx.at(s):
-                if isinstance(f, (SwitchStuck, PadNotHolding, Jam)) and f not in out and f not in self.removed and f not in self.spared:
-                    if _mattered(f, a, self):
-                        out.append(f)
-        return out
-
-
-def _mattered(f, arrival: int, cand: Candidate) -> bool:
-    code = arrival & 7
-    s = arrival >> 3
-    g = cand.world.geometry
-    if code == HOLE:
-        return False
-    rests = (code & PAD_R) == g.inlets[s] and not code & COIN
-    if isinstance(f, SwitchStuck):
-        return not rests or s in cand.slips
-    if isinstance(f, PadNotHolding):
-        return rests
-    return bool(cand.trace.jams.get((s, f.side)))
+MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "cleared")
 
 
 class Search:
@@ -177,7 +110,6 @@ class Search:
 
     def evaluate(self, world, moves: tuple):
         """Run ``world`` changed by ``moves``; returns (trace, candidate or None)."""
-        self.evaluations += 1
         idx = world.index
         codes = bytearray(world.codes)
         stuck, slips, jams = set(idx.stuck), set(idx.slips), set(idx.jams)
@@ -189,11 +121,14 @@ class Search:
         hand: dict = {}
         tipped: list = []  # coins a hand tipped off before the drop's coins came
         after: list = []  # switches a hand moved after the coins had passed
+        sticky = None
         for m in moves:
             cost += m.cost
             k, s = m.kind, m.s
             if k == "stuck":
                 stuck.add(s)
+            elif k == "sticky":
+                sticky = (s, frozenset((m.side,)))
             elif k == "slip":
                 slips.add(s)
             elif k == "chute":
@@ -213,6 +148,8 @@ class Search:
                     slips.discard(s)
                 else:
                     jams.discard((s, m.side))
+            elif k == "missed":  # an earlier coin this entry's beam missed rests on its pad
+                codes[self.physics.geometry.entry_switches[s]] |= COIN
             elif k in ("entry", "entry+rest"):
                 if self.entries:  # a second coin at the same moment as one the beams saw
                     cost += TWO_COINS_AT_ONCE if s in self.entries else ANOTHER_COIN
@@ -237,12 +174,20 @@ class Search:
                 cost += max(0, kept) * DOUBLE
         codes0 = bytes(codes)
         table = self.physics.table(stuck, slips, jams)
-        trace = self.physics.run(codes, self.physics.starts(entries) + tipped, table)
+        if sticky is None:
+            trace = self.physics.run(codes, self.physics.starts(entries) + tipped, table)
+        else:
+            s = sticky[0]
+            row = self.physics.row(s, True, s in slips, (s, 0) in jams, (s, 1) in jams)
+            trace = self.physics.run_sticky(codes, self.physics.starts(entries) + tipped, table, s, row, sticky[1], [0])
         for s in after:
             old, coin = codes[s] & PAD_R, codes[s] & COIN
             codes[s] = 1 - old
             if coin:
                 trace = trace.merged(self.physics.run(codes, [self.physics.geometry.outs[s][old]], table))
+        # Work is counted in cascades of up to WORK_ARRIVALS coin arrivals, so
+        # a long group of many coins spends its budget as fast as it takes time.
+        self.evaluations += 1 + len(trace.arrivals) // WORK_ARRIVALS
         counts = [0] * self.obs.entry_count
         for e in entries:
             counts[e] += 1
@@ -250,18 +195,23 @@ class Search:
         if d is None:
             return trace, None
         cand = Candidate(world, moves, tuple(entries), trace, d, cost + d.cost, codes0=codes0,
-                         stuck=frozenset(stuck), slips=frozenset(slips), jams=frozenset(jams), removed=frozenset(removed), spared=frozenset(spared))
+                         stuck=frozenset(stuck), slips=frozenset(slips), jams=frozenset(jams), removed=frozenset(removed), spared=frozenset(spared),
+                         sticky=sticky or ())
         self._keep(cand)
         # A hall reading ``mid`` at rest: an unseated rocker, or a drifted sensor.
-        for f in d.new:
+        for i, f in enumerate(d.new):
             if isinstance(f, SwitchUnseated):
                 alt = _swap(d, f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
                 self._keep(Candidate(world, moves, tuple(entries), trace, alt, cost + alt.cost, codes0=codes0,
-                                     stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared))
+                                     stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared,
+                                     sticky=cand.sticky), i)
         return trace, cand
 
-    def _keep(self, cand: Candidate) -> None:
-        key = (id(cand.world), frozenset(cand.moves), tuple(cand.derivation.new))
+    def _keep(self, cand: Candidate, variant: int = -1) -> None:
+        # One world and set of moves derive one set of sensor faults (plus
+        # the hall-or-unseated variants), so moves, variant and cost identify
+        # a candidate without hashing every fault it names.
+        key = (id(cand.world), frozenset(cand.moves), variant, round(cand.derivation.cost, 9))
         if key not in self._seen:
             self._seen.add(key)
             self.candidates.append(cand)
@@ -291,19 +241,22 @@ class Search:
                 continue
             label = labels[s]
             if trace.flips[s] and not st:
-                out.append(Move("stuck", s, fault=SwitchStuck(label), cost=_LOG[catalog.SWITCH_STUCK]))
+                out.append(Move("stuck", s, fault=_fault(SwitchStuck, label), cost=_LOG[catalog.SWITCH_STUCK]))
+                if trace.flips[s] > 1 and not any(m.kind == "sticky" for m in base):
+                    for k in range(min(trace.flips[s], STICKY_PASSES)):
+                        out.append(Move("sticky", s, k, fault=_fault(SwitchStuck, label), cost=_LOG[catalog.SWITCH_STUCK] + STICKY))
             if not sl and any(self.physics.rested(b) for b in trace.arrivals if b >> 3 == s):
-                out.append(Move("slip", s, fault=PadNotHolding(label), cost=_LOG[catalog.PAD_NOT_HOLDING]))
+                out.append(Move("slip", s, fault=_fault(PadNotHolding, label), cost=_LOG[catalog.PAD_NOT_HOLDING]))
             if s not in base_pad:
                 if code & COIN:
-                    out.append(Move("remove", s, fault=CoinRemoved(label), cost=_LOG[catalog.COIN_REMOVED]))
+                    out.append(Move("remove", s, fault=_fault(CoinRemoved, label), cost=_LOG[catalog.COIN_REMOVED]))
                 else:
-                    out.append(Move("add", s, fault=CoinAdded(label), cost=_LOG[catalog.COIN_ADDED]))
+                    out.append(Move("add", s, fault=_fault(CoinAdded, label), cost=_LOG[catalog.COIN_ADDED]))
                 if s in idx.halls:
-                    out.append(Move("pad", s, fault=HallFault(label), cost=DOUBT_HIDDEN_PAD))
+                    out.append(Move("pad", s, fault=_fault(HallFault, label), cost=DOUBT_HIDDEN_PAD))
                 else:
                     proven = PROVEN if s in self.proven else 0.0
-                    out.append(Move("pad", s, fault=HallFault(label), cost=_LOG[catalog.HALL_FAULT] + math.log(HALL_WAS_WRONG) + proven))
+                    out.append(Move("pad", s, fault=_fault(HallFault, label), cost=_LOG[catalog.HALL_FAULT] + math.log(HALL_WAS_WRONG) + proven))
             for f in idx.at(s):
                 if isinstance(f, (SwitchStuck, PadNotHolding)) and ("fix", s, -1) not in taken and ("spare", s, -1) not in taken:
                     out.append(Move("fix", s, fault=f, cost=math.log(FIXED)))
@@ -311,9 +264,9 @@ class Search:
                     out.append(Move("spare", s, fault=f, cost=self.spare_cost(f)))
         for s, side in sorted(sides):
             if (s, side) in idx.jams:
-                out.append(Move("fix", s, side, fault=Jam(labels[s], side), cost=math.log(FIXED)))
+                out.append(Move("fix", s, side, fault=_fault(Jam, labels[s], side), cost=math.log(FIXED)))
             elif ("chute", s, side) not in taken:
-                out.append(Move("chute", s, side, fault=Jam(labels[s], side), cost=_LOG[catalog.JAM]))
+                out.append(Move("chute", s, side, fault=_fault(Jam, labels[s], side), cost=_LOG[catalog.JAM]))
         if self.sensors.entries and not any(m.kind.startswith("entry") for m in base):
             g = self.physics.geometry
             for e in range(self.obs.entry_count):
@@ -324,20 +277,37 @@ class Search:
                 code = world.codes[sw]
                 if code != HOLE and not code & COIN and (code & PAD_R) == g.inlets[sw] and sw not in base_pad:
                     out.append(Move("entry+rest", e, cost=SILENT_DROP))
-        # A rocker that went over slowly, as a hand moves it, during the drop.
+                    if e in self.entries:
+                        # The coin of this drop meets a coin an earlier drop left
+                        # there unseen: the beam that missed it misses coins.
+                        known = e in world.index.dead_entries
+                        out.append(Move("missed", e, fault=_fault(EntrySensorDead, e),
+                                        cost=SILENT_DROP + (0.0 if known else _LOG[catalog.ENTRY_SENSOR_DEAD])))
+        # A rocker that went over slowly, as a hand moves it, during the drop;
+        # or one that went over where no coin of this cascade came (a quick
+        # hand, as unlikely as a hand that fast is).
+        visited = None
         for s in self.obs.active:
             if s in base_pad or any(m.kind.startswith("hand") and m.s == s for m in base) or world.codes[s] == HOLE:
                 continue
             spans = self.obs.flip_spans.get(s, ())
+            extra = None
             if any(d is not None and d >= self.flip_limit for d in spans):
+                extra = 0.0
+            elif spans and self.obs.flips[s]:
+                visited = trace.visited() if visited is None else visited
+                if s not in visited:
+                    extra = QUICK_HAND
+            if extra is not None:
                 label = labels[s]
-                out.append(Move("hand", s, fault=MovedByHand(label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP))
-                out.append(Move("hand_after", s, fault=MovedByHand(label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP))
+                out.append(Move("hand", s, fault=_fault(MovedByHand, label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra))
+                out.append(Move("hand_after", s, fault=_fault(MovedByHand, label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra))
         if not any(m.kind == "unchatter" for m in base):
-            for e in set(self.entries):
+            # Tried first: one coin counted twice by its beam is one cheap cascade.
+            for e in sorted(set(self.entries)):
                 times = [t for t, x in self.obs.entries if x == e]
                 if any(b - a <= self.chatter_window for a, b in zip(times, times[1:])):
-                    out.append(Move("unchatter", e, fault=None))
+                    out.insert(0, Move("unchatter", e, fault=None))
         return [m for m in out if (m.kind, m.s, m.side) not in taken]
 
     # -- the levels -----------------------------------------------------------------

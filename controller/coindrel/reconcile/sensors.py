@@ -54,6 +54,17 @@ def _close_repeats(times: list[float], window: float) -> int:
 
 
 LIVE_SENSOR = math.log(0.1)
+_FAULTS: dict = {}
+
+
+def _fault(cls, *place):
+    """One fault value per kind and place: they are frozen, and a diagnosis
+    derives the same few hundreds of times."""
+    key = (cls, place)
+    f = _FAULTS.get(key)
+    if f is None:
+        f = _FAULTS[key] = cls(*place)
+    return f
 
 
 def derive(
@@ -75,35 +86,35 @@ def derive(
         for e, (t, o) in enumerate(zip(entry_counts, obs.entry_counts)):
             if o == t:
                 if t and e in index.dead_entries:
-                    d.unshown.append(EntrySensorDead(e))
+                    d.unshown.append(_fault(EntrySensorDead, e))
                 continue
             if o < t:
                 if e in index.dead_entries:
-                    d.exercised.append(EntrySensorDead(e))
+                    d.exercised.append(_fault(EntrySensorDead, e))
                 else:
-                    d.add(EntrySensorDead(e))
+                    d.add(_fault(EntrySensorDead, e))
             elif t == 0:
                 return None  # an entry event with no coin there
             else:
                 times = [te for te, ee in obs.entries if ee == e]
                 extra = 0.0 if _close_repeats(times, chatter_window) >= o - t else IMPLAUSIBLE_CHATTER
                 if e in index.chatter_entries and not extra:
-                    d.exercised.append(EntrySensorChatter(e))
+                    d.exercised.append(_fault(EntrySensorChatter, e))
                 else:
-                    d.add(EntrySensorChatter(e), extra)
+                    d.add(_fault(EntrySensorChatter, e), extra)
     if sensors.exits:
         texits = trace.exits
         for x, o in enumerate(obs.exit_counts):
             t = texits[x]
             if o == t:
                 if t and x in index.dead_exits:
-                    d.unshown.append(ExitSensorDead(x))
+                    d.unshown.append(_fault(ExitSensorDead, x))
                 continue
             if o < t:
                 if x in index.dead_exits:
-                    d.exercised.append(ExitSensorDead(x))
+                    d.exercised.append(_fault(ExitSensorDead, x))
                 else:
-                    d.add(ExitSensorDead(x))
+                    d.add(_fault(ExitSensorDead, x))
                 continue
             times = [tx for tx, xx in obs.exits if xx == x]
             plausible = t > 0 and _close_repeats(times, chatter_window) >= o - t
@@ -111,11 +122,11 @@ def derive(
                 # A coin no cascade could bring: put in by hand or a false break.
                 # Between drops that is the likely story; inside a drop, a last resort.
                 each = _LOG["stray_coin"] if stray else STRAY_IN_DROP
-                d.add(StrayCoin(x), each - _LOG["stray_coin"] + (o - t - 1) * each)
+                d.add(_fault(StrayCoin, x), each - _LOG["stray_coin"] + (o - t - 1) * each)
             elif x in index.chatter_exits and plausible:
-                d.exercised.append(ExitSensorChatter(x))
+                d.exercised.append(_fault(ExitSensorChatter, x))
             else:
-                d.add(ExitSensorChatter(x), 0.0 if plausible else IMPLAUSIBLE_CHATTER)
+                d.add(_fault(ExitSensorChatter, x), 0.0 if plausible else IMPLAUSIBLE_CHATTER)
     if sensors.halls and _halls(d, obs, index, labels, trace, assumed_hall, hand_flips) is None:
         return None
     return d
@@ -150,7 +161,7 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
                 d.cost += RIGHT_AGAIN
             continue
         if s in index.halls:
-            fault = HallFault(labels[s])
+            fault = _fault(HallFault, labels[s])
             if not ok or s in assumed:
                 d.exercised.append(fault)
                 if obs.coin_like.get(s, 0) > tf:
@@ -161,7 +172,7 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
                 d.unshown.append(fault)  # it read a real flip right: working again?
             continue
         if s in index.unseated:
-            fault = SwitchUnseated(labels[s])
+            fault = _fault(SwitchUnseated, labels[s])
             if fin == "mid":
                 d.exercised.append(fault)
                 continue
@@ -171,12 +182,15 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
         if ok:
             continue
         if fin == "mid" and code != HOLE:
-            d.add(SwitchUnseated(labels[s]))
+            d.add(_fault(SwitchUnseated, labels[s]))
         else:
             # A faulty sensor rarely draws a clean, coin-fast flip that did not
             # happen; and a hall that twitched (left its side and came back)
             # while the rocker is said to have gone over is alive: the rocker
             # tried and did not flip (stuck) rather than the sensor missing it.
             twitched = of == 0 and tf > 0 and any(SIDES.get(p) is None for _, p in obs.readings.get(s, ()))
-            d.add(HallFault(labels[s]), (CLEAN_FLIP if obs.coin_like.get(s, 0) > tf else 0.0) + (LIVE_SENSOR if twitched else 0.0))
+            # One that showed some of the flips, each as a rocker moves, and
+            # not the others is alive too: the rocker stuck on some coins.
+            twitched = twitched or (of is not None and 0 < of < tf and obs.coin_like.get(s, 0) >= of)
+            d.add(_fault(HallFault, labels[s]), (CLEAN_FLIP if obs.coin_like.get(s, 0) > tf else 0.0) + (LIVE_SENSOR if twitched else 0.0))
     return d

@@ -94,6 +94,9 @@ def merge_jams(before: tuple, added: dict, cleared=()) -> tuple:
     return tuple(sorted(d.items()))
 
 
+MERGED_STORY = 12
+
+
 def normalise(worlds: list[World], keep: int, floor: float) -> list[World]:
     """Merge identical worlds, keep the ``keep`` best within ``floor`` (log) of
     the best, and rescale so the best has log weight 0."""
@@ -106,6 +109,11 @@ def normalise(worlds: list[World], keep: int, floor: float) -> list[World]:
         else:
             hi, lo = max(old.logw, w.logw), min(old.logw, w.logw)
             old.logw = hi + math.log1p(math.exp(lo - hi))
+            if w.story != old.story:
+                # Two stories that led to one board: no later drop can tell
+                # them apart, so the merged world remembers both (revisions
+                # must not read a merge as evidence for the story kept).
+                old.story = tuple(dict.fromkeys(old.story + w.story))[-MERGED_STORY:]
     ranked = sorted(merged.values(), key=lambda w: -w.logw)
     if not ranked:
         return ranked

@@ -118,6 +118,13 @@ class Lockstep:
             self._changed.set()
 
         link._on_data = counted
+        on_lost = link._on_lost
+
+        def lost(ident, exc):
+            on_lost(ident, exc)
+            self._changed.set()
+
+        link._on_lost = lost
 
     def _wrap_executor(self) -> None:
         loop = self._loop
@@ -232,6 +239,12 @@ class Lockstep:
         if port is not None and plugs == self.hub.unplugs and self.hub.plugged:
             n = port.rig_number
             self.written[n] = self.written.get(n, 0) + self.hub.session_bytes - before
+        if plugs != self.hub.unplugs:
+            # the reader thread notices the cable went when the machine gets round to it: the link
+            # must know at this step on every machine, or what follows depends on real time
+            link = self.source.link
+            await self._until(lambda: link.closed or link._conn is None or link._conn.lost is not None,  # noqa: SLF001
+                              "the link noticing the unplug")
         await self.quiet()
 
     async def advance_to(self, t: float) -> None:
