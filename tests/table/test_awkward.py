@@ -344,3 +344,76 @@ def test_a_match_the_flow_lets_go_of_unended_is_filed_before_the_next_begins(tmp
     assert not [r for r in caplog.records if r.levelname == "ERROR"], caplog.text
     assert "never ended" in caplog.text
     assert [m.result for m in list_matches(tmp_path)] == ["in progress", "abandoned"]
+
+
+def test_undo_of_a_mismatched_last_drop_keeps_journalling_and_files_the_real_end_once(tmp_path):
+    """Found by reading: the last drop's mismatch filed the match as finished
+    before the screen asked about it, so after "Undo last drop" the match
+    played on with no journal open (the replayed drop lost on a power cut,
+    the history showing a finished match that then went on). The end is
+    filed once, when the mismatch is answered and the match is really over."""
+    import copy
+
+    from coindrel.engine import drop
+    from coindrel.reconcile.report import DropReport
+    from coindrel.table.history import list_matches, load_match
+    from coindrel.table.modes import Mode
+    from coindrel.table.store import MatchStore
+
+    store = MatchStore(tmp_path, **FAST).open()
+    filed = []
+    finish = store.finish
+    store.finish = lambda journal, match: filed.append(len(match.results)) or finish(journal, match)
+    table = Table(G, Choices(clock="off"), store=store)
+    flow = table.flow
+
+    def coin(entry, verdict="ok"):
+        """A coin in ``entry`` and the reconciler's report of its drop (the exits saw nothing when mismatched)."""
+        m = flow.match
+        flow.on_entry(entry, table.now())
+        o = drop(m.board, [entry])
+        seen = () if verdict != "ok" else o.exits
+        finding = type("F", (), {"say": "An exit did not see a coin the cascade sent there."})()
+        flow.on_report(DropReport(drop=len(m.results) + 1, entry=entry, entry_seen=True, t=table.now(),
+                                  expected_exits=o.exits, observed_exits=seen, verdict=verdict,
+                                  diagnosis=[finding] if verdict != "ok" else [], state=o.board.rows(),
+                                  scored_exits=o.exits), table.now())
+        table._after_flow()
+
+    def ends_the_match(entry):
+        trial = copy.deepcopy(flow.match)
+        trial.coin_seen()
+        return trial.play(entry).over
+
+    for press in ("select", "select", "select"):  # start (pads set), the reveal
+        table.handle_action(press)
+    m = flow.match
+    n = 0
+    while not (m.phase == "turn" and ends_the_match(n % 8)):
+        if flow.mode in (Mode.REVEAL, Mode.ROUND_RESULT):
+            table.handle_action("select")
+        else:
+            coin(n % 8)
+            n += 1
+    last, replay = n % 8, next(e for e in range(8) if e != n % 8 and ends_the_match(e))
+    coin(last, "mismatch")
+    assert m.over and flow.mode is Mode.MISMATCH
+    assert filed == [] and table.journalled is m, "filed before the players answered the mismatch"
+    table.handle_action("select")  # to the choices
+    while flow.view(table.now()).options[flow.view(table.now()).selected] != "Undo last drop":
+        table.handle_action("next")
+    table.handle_action("select")
+    assert flow.mode is Mode.RESTORE and not m.over
+    table.handle_action("select")  # the board is put back (no hall sensors to check it)
+    assert flow.mode is Mode.TURN and table.journal is not None and table.journalled is m
+    turns = len(m.results)
+    [current] = list_matches(tmp_path)
+    assert current.result == "in progress" and current.turns == turns
+    coin(replay)
+    assert m.over and flow.mode is Mode.ROUND_RESULT
+    assert filed == [turns + 1] and table.journal is None
+    [summary] = list_matches(tmp_path)
+    assert summary.result == "finished" and summary.turns == turns + 1 and summary.totals == m.totals
+    detail = load_match(tmp_path, "last")
+    assert [t.entry for t in detail.match.results] == [r.entry for r in m.results]
+    assert detail.match.results[-1].entry == replay
