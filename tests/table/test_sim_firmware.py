@@ -89,3 +89,43 @@ def test_the_firmware_really_rebooted_and_the_link_resynced(tmp_path):
     assert rig.rig.hub.unplugs == 1
     assert rig.link_source.link.tracker.stats.resets == 2
     assert rig.wire.proc is None, "the MicroPython process ends with the sim"
+
+
+README_SCRIPT = """{"t": 12.5, "press": "select"}
+{"t": 13, "drop": 4}
+{"t": 14, "hand": "R3S2", "to": "L"}
+{"t": 15, "place": "R1S3"}
+{"t": 16, "take": "R1S3"}
+{"t": 20, "unplug": 5}
+{"t": 30, "restart": true}
+"""
+HALL_BLAME = "hall sensor disagrees"
+
+
+FW_REPEATABLE = pytest.mark.skipif(
+    bool(os.environ.get("CI")),
+    reason="open (issue 14): with a restart in the script the firmware sim is not yet repeatable "
+           "(2 of about 12 runs played a different match); runs outside CI")
+
+
+@pytest.mark.parametrize("hub", ["python", pytest.param("firmware", marks=FW_REPEATABLE)])
+def test_the_readmes_script_raises_no_false_hall_alarm(tmp_path, hub):
+    # The README's example on a healthy board: the unplug cuts a drop, the hub
+    # reboots and the Pi reconnects seconds later, so the snapshot's news of
+    # the rocker that moved unseen comes long after the link said "resync".
+    # It once came out as "Not a drop ... R5S1's hall sensor disagrees" on the
+    # firmware (not on the Python model), and that alert went uncounted.
+    if hub == "firmware":
+        micropython_or_skip()
+    (tmp_path / "s.jsonl").write_text(README_SCRIPT)
+    extra = ["--script", str(tmp_path / "s.jsonl")] + (["--hub", "firmware"] if hub == "firmware" else [])
+    r, text = sim(tmp_path, hub, *extra)
+    assert r["over"] and r["errors"] == [] and r["faults"] == [], text
+    assert HALL_BLAME not in text, text
+    said = [m["said"] for m in r["mismatch_drops"]] + [a["said"] for a in r["other_alerts"]]
+    assert said and all("lost events" in s for s in said), text
+    # every alert the players saw is counted, on screen and in the file
+    lines = text.splitlines()
+    shown = sum(x.startswith("Mismatch at drop") or x == "Not a drop" for x in lines)
+    assert r["alerts"] == r["mismatches"] + len(r["other_alerts"]) == shown, text
+    assert r["unplugs"] == 1 and r["restarts"] == 1

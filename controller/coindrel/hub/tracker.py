@@ -421,6 +421,7 @@ class Tracker:
         self.need_snapshot = False
         self.state.beams = msg.beams
         self.state.t_us = msg.t_us
+        unseen = []
         for h in msg.halls:
             if h.switch not in self.hall_ids:
                 self.stats.impossible += 1
@@ -429,4 +430,12 @@ class Tracker:
             self.state.positions[h.switch] = (h.pos, h.raw)
             self.state.raw[h.switch] = h.raw
             if not first and (old is None or old[0] != h.pos):
-                out.append(SwitchEvent(t, self.cm.label(h.switch), h.pos, h.raw))
+                unseen.append(SwitchEvent(t, self.cm.label(h.switch), h.pos, h.raw))
+        if unseen:
+            # Moves no event told of (a hub that restarted, frames lost): behind a
+            # "lost" status at the snapshot's own time, so the reconciler ties them
+            # to the loss, however long the link took to come back, and never
+            # blames a hall sensor for them (table/resync.py does the same).
+            what = ", ".join(f"{e.switch} {e.pos}" for e in unseen)
+            out.append(StatusEvent(t, "lost", f"changed unseen (the hub's snapshot): {what}", len(unseen)))
+            out.extend(unseen)
