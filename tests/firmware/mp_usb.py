@@ -2,7 +2,7 @@
 # TX timeout), the watchdog, the replay ring and resume, calibration saves.
 import machine
 from coindrel_hub import chanmap, proto
-from hubworld import BOOT_US, World, burn, coins, resume_body, t_order
+from hubworld import BOOT_US, World, burn, coins, resume_body, resumed, t_order
 from mptest import eq, run
 
 
@@ -25,8 +25,7 @@ def test_link_full_holds_events_in_order_then_reports_overflow_and_the_ring_has_
     assert seqs == sorted(seqs), seqs
     eq(seqs[6] - seqs[5], 5, "lost comes next, after the four numbers it stands for")
     req = w.send(proto.RESUME, resume_body(w.hub.info.boot_id, seqs[5]))
-    w.run(30000)
-    g = [x for x in w.frames() if x[0] != "heartbeat"]
+    g = resumed(w)
     eq(g[0][0], "resumed", "answer")
     r = g[0][2]
     eq((r["req"], r["flags"], r["replayed"]), (req, 0, 4), "four to replay")
@@ -51,8 +50,7 @@ def test_host_away_writes_nothing_keeps_events_and_replays_them():
     w.io.dtr = True
     w.send(proto.HELLO_REQ, b"\x01")
     w.send(proto.RESUME, resume_body(w.hub.info.boot_id, last))
-    w.run(30000)
-    f = [x for x in w.frames() if x[0] != "heartbeat"]
+    f = resumed(w)
     eq([x[0] for x in f][:2], ["hello", "resumed"], "answers")
     eq(f[1][2]["undelivered"], 4, "says what it could not deliver")
     rep = [(x[2]["beam"], x[2]["broken"]) for x in f if x[0] == "replay"]
@@ -67,19 +65,16 @@ def test_resume_beyond_the_ring_says_what_is_gone():
     w.run(20000)
     w.frames()
     w.send(proto.RESUME, resume_body(w.hub.info.boot_id, last))
-    w.run(30000)
-    f = [x for x in w.frames() if x[0] in ("resumed", "replay")]
+    f = [x for x in resumed(w) if x[0] in ("resumed", "replay")]
     r = f[0][2]
     eq((r["flags"] & 2, r["replayed"]), (2, 8), "the newest 8, and a flag for the rest")
     eq(r["oldest"], f[1][2]["num"], "the oldest it still has")
     eq(r["oldest_t"], f[1][2]["t"], "and its time")
     w.send(proto.RESUME, resume_body(b"\x00\x01\x02\x03", 5))  # a boot this hub never had
-    w.run(30000)
-    f = [x for x in w.frames() if x[0] in ("resumed", "replay")]
+    f = [x for x in resumed(w) if x[0] in ("resumed", "replay")]
     eq((f[0][2]["flags"], f[0][2]["replayed"]), (3, 8), "another boot: all it has, and what is gone")
     w.send(proto.RESUME, resume_body(w.hub.info.boot_id))
-    w.run(30000)
-    f = [x for x in w.frames() if x[0] in ("resumed", "replay")]
+    f = [x for x in resumed(w) if x[0] in ("resumed", "replay")]
     eq((len(f), f[0][2]["replayed"], f[0][2]["flags"]), (1, 0, 0), "from now: nothing replayed")
 
 

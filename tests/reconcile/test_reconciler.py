@@ -183,3 +183,37 @@ def test_timing_is_learned_from_ok_drops():
     rec.flush()
     assert tm.ready and tm.quiet < 0.8
     assert rec.health().timing["prior_in_use"] is False
+
+
+def unseen_entry1(t):
+    # the hub was down while entry 1's coin fell: a lost status, then the
+    # board as the snapshot shows it (R1S1 went to L; its coin rests on R3S1)
+    return [StatusEvent(t, "lost", "changed unseen: R1S1 R->L", 1), SwitchEvent(t + 1e-4, "R1S1", "L")]
+
+
+def test_a_coin_that_went_in_while_the_hub_was_down_is_the_drop_the_board_shows():
+    rec = Reconciler(G, START)
+    for ev in unseen_entry1(5.0):
+        rec.feed(ev)
+    (r,) = rec.flush()
+    assert r.drop == 1 and r.entry == 0 and not r.entry_seen
+    assert not r.ok and r.diagnosis[0].fault.name == "events_lost"  # the players are asked to confirm
+    assert rec.belief.text() == "LRRRRRRL/LLLLLLL/lLLLLLLR/LLLLLLL/LLLLLLLL"  # the resting coin is known
+
+
+def test_changes_no_single_coin_makes_stay_outside_any_drop():
+    rec = Reconciler(G, START)
+    rec.feed(StatusEvent(5.0, "lost", "changed unseen: R5S1 L->R", 1))
+    rec.feed(SwitchEvent(5.0001, "R5S1", "R"))  # no coin from any entry leaves only this
+    (r,) = rec.flush()
+    assert r.drop is None and r.diagnosis[0].fault.name == "events_lost"
+    assert rec.belief.pad("R5S1") == 1
+
+
+def test_no_unseen_drop_while_no_drop_can_come():
+    rec = Reconciler(G, START)
+    rec.expecting = False  # a reveal, a pause: changes are hands, not a coin
+    for ev in unseen_entry1(5.0):
+        rec.feed(ev)
+    (r,) = rec.flush()
+    assert r.drop is None

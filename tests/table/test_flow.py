@@ -1,5 +1,7 @@
 """The tabletop match flow, driven with a fake clock and reconciler reports."""
 
+import pytest
+
 from coindrel.display import (ConnectionView, DiagnosisView, MatchResultView, MatchView, MenuView, MessageView,
                               RevealView, notice_text, page_count)
 from coindrel.engine import BoardState, Variants, drop, standard_geometry
@@ -327,3 +329,49 @@ def test_board_is_right_without_hall_sensors_keeps_the_explained_board():
     choose(flow, "Board is right", 3.0)
     assert flow.mode == "turn" and bytes(m.board.codes) == believed
     assert not [e for e in flow.effects if e.kind == fx.BELIEF]
+
+
+def _to_the_last_drop(flow):
+    """A clock-off match played with healthy drops until the next coin ends it; that coin's entry."""
+    import copy
+
+    m = started(flow)
+    n, now = 0, 2.0
+
+    def ends(entry):
+        trial = copy.deepcopy(m)
+        trial.coin_seen()
+        return trial.play(entry).over
+
+    while not (m.phase == "turn" and ends(n % 8)):
+        if flow.mode in ("reveal", "round-result"):
+            flow.on_action("select", now)
+            continue
+        flow.on_entry(n % 8, now)
+        n += 1
+        flow.on_report(report_for(m, (n - 1) % 8, n), now + 0.5)
+        now += 1
+    kinds(flow)
+    return m, n % 8, now
+
+
+@pytest.mark.parametrize("answer", ["Board is right", "Correct score", "Correct score, cancelled"])
+def test_a_mismatched_last_drop_ends_the_match_only_once_it_is_answered(answer):
+    flow = make_flow(clock="off")
+    m, entry, now = _to_the_last_drop(flow)
+    finding = type("F", (), {"say": "Exit 16 did not see a coin."})()
+    flow.on_entry(entry, now)
+    flow.on_report(report_for(m, entry, len(m.results) + 1, verdict="mismatch", seen=(), diagnosis=[finding]), now)
+    assert m.over and flow.mode == "mismatch"
+    assert not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
+    flow.tick(now + 60)  # however long the players take
+    assert flow.mode == "mismatch" and not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
+    choose(flow, answer.split(",")[0], now + 61)
+    if answer.startswith("Correct"):
+        assert flow.mode == "correct" and not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
+        flow.on_action("back" if "cancelled" in answer else "hold-select", now + 62)
+    assert m.over and flow.mode == "round-result"
+    assert [k for k in kinds(flow) if k[0] == fx.END_MATCH] == [(fx.END_MATCH, "finished", None)]
+    flow.tick(now + 70)
+    flow.on_action("select", now + 71)
+    assert flow.mode == "result" and not [k for k in kinds(flow) if k[0] == fx.END_MATCH]

@@ -30,10 +30,10 @@ from .observed import Observed, Sensors, observe_events
 from .physics import Physics
 from .report import DropReport, drop_times
 from .revise import Reviser, Revision
-from .reporting import drop_reports, fallback_codes, plain_reports, stray_report
+from .reporting import drop_reports, fallback_codes, plain_reports, stray_report, unseen_drop_report
 from .search import Search
 from .sensors import derive
-from .stray import explain_stray
+from .stray import explain_stray, unseen_drop
 from .timing import Timing
 from .world import World, fault_index, marginals
 
@@ -340,7 +340,18 @@ class Reconciler:
         return reports
 
     def _lost(self, obs, count: int) -> list[DropReport]:
-        return self._plain(obs, self.worlds[0], Finding(EventsLost(count), 1.0))
+        finding, prev = Finding(EventsLost(count), 1.0), self.worlds[0]
+        if not obs.entries and self.expecting:
+            # No coin seen going in, but the board moved while the hub could
+            # not see it: a coin that went in meanwhile is the drop, when the
+            # board it left fits exactly one entry (else nothing is guessed).
+            fit = unseen_drop(self.physics, obs, prev)
+            if fit is not None:
+                entry, trace, codes = fit
+                self.worlds = [World(self.geometry, codes, prev.faults, 0.0, prev.jammed, prev.story)]
+                self.drops += 1
+                return [unseen_drop_report(self.physics, obs, prev.codes, entry, trace, finding, self.drops, codes)]
+        return self._plain(obs, prev, finding)
 
     def _unexplained(self, obs, prev) -> list[DropReport]:
         return self._plain(obs, prev, Finding(UNEXPLAINED.fault, 1.0))

@@ -160,6 +160,18 @@ def plain_reports(physics, obs, prev_codes: bytes, finding, first: int, final_co
     return reports
 
 
+def unseen_drop_report(physics, obs, prev_codes: bytes, entry: int, trace, finding, number: int, codes: bytes) -> DropReport:
+    """A drop whose coin went in while the hub could not see it, told by the
+    board it left (``stray.unseen_drop``): scored as its cascade, flagged
+    with what was lost so the players confirm it."""
+    g = physics.geometry
+    expected = healthy(g, prev_codes, entry)
+    return DropReport(number, entry, False, obs.t0, expected_exits=expected.exits, expected_flips=expected.flips_by_label(),
+                      observed_exits=tuple(sorted(x for _, x in obs.exits)), observed_flips=obs.flips_json(g.labels),
+                      verdict="mismatch", diagnosis=[finding], state=rows(g, codes),
+                      scored_exits=tuple(x for x, n in enumerate(trace.exits) for _ in range(n)))
+
+
 def simplest(ranked) -> list:
     """What the simplest explanations found use, each as a set of (name, where):
     when they do not all share a fault, the evidence could not tell them apart."""

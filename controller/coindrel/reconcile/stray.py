@@ -125,6 +125,36 @@ def _finish(search: Search, world, moves: tuple, trace: Trace, hand: dict, codes
     return cand
 
 
+def unseen_drop(physics, obs, world):
+    """The one entry whose coin, falling while the hub could not see it (a
+    reset, an unplug), leaves the board as the group shows it: every trusted
+    hall on the side that coin's cascade leaves it, every exit seen one that
+    cascade uses. Flips and exits while the hub was down are unknown, so
+    final sides are what counts, not counts. ``(entry, trace, codes)``, or
+    None when no entry or more than one fits (then nothing is guessed)."""
+    idx = world.index
+    table = physics.table(idx.stuck, idx.slips, idx.jams)
+    fits = []
+    for e in range(obs.entry_count):
+        codes = bytearray(world.codes)
+        trace = physics.run(codes, physics.starts([e]), table)
+        if not any(trace.flips) and not any(trace.exits):
+            continue
+        if any(n > trace.exits[x] for x, n in enumerate(obs.exit_counts)):
+            continue
+        if all(_rests_as_seen(obs, s, codes[s], world.codes[s]) for s in range(physics.n) if s not in idx.halls):
+            fits.append((e, trace, bytes(codes)))
+    return fits[0] if len(fits) == 1 else None
+
+
+def _rests_as_seen(obs, s: int, code: int, before: int) -> bool:
+    if code == HOLE:
+        return s not in obs.readings or obs.final[s] == "none"
+    if s not in obs.readings:
+        return (code & PAD_R) == (before & PAD_R)
+    return obs.settled_final(s) == code & PAD_R
+
+
 def explain_stray(search: Search, worlds: list, expect_drop: bool, searched: int = 4) -> list[Candidate]:
     """Hand moves, stray coins and jams coming free for every world; then, if
     a drop could be under way, a drop whose entry beam missed the coin."""

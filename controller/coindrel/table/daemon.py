@@ -85,6 +85,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
             self.flow.panel_size = tuple(display.size)  # notices page by what fits on this panel
         self.reconciler = None  # diagnosing.py builds it for the match
         self.journal = None
+        self.journalled: Match | None = None  # the match the open journal records
         self.board_offset: float | None = None  # board time - clock()
         self.last_board_t = float("-inf")
         self.last_status = ""
@@ -210,8 +211,8 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
 
     def _after_flow(self) -> None:
         self._apply_effects()
-        if self.journal is not None and self.flow.match is not None:
-            self._save(self.journal.sync_match, self.flow.match)
+        if self.journal is not None and self.journalled is not None:
+            self._save(self.journal.sync_match, self.journalled)
 
     def _save(self, write, *args) -> None:
         """Journal something; when the journal cannot save, the table stops
@@ -226,19 +227,28 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
 
     def _new_match(self, match: Match) -> None:
         self._believe(match.board, match)
+        if self.journal is not None:
+            # The last match's journal is still open (no END_MATCH reached the daemon): file it
+            # before the next begins, so neither is lost and the store never refuses the new one.
+            how = "finished" if self.journalled is not None and self.journalled.over else "abandoned"
+            log.warning("match %s was never ended; filed as %s before the next one began", self.journal.match_id, how)
+            self._end_match(how, why="a new match began before it was ended")
         if self.store is not None:
             self.journal = self.store.begin(match, meta={"halls": self.halls_known})
+            self.journalled = match
 
-    def _end_match(self, how: str, match: Match | None = None) -> None:
-        match = match or self.flow.match  # "End match" has let go of it already
+    def _end_match(self, how: str, match: Match | None = None, why: str = "ended from the menu") -> None:
+        # The journal is closed with the match it records: the flow may have let go of it ("End match")
+        # or moved on to another by the time the daemon carries the effect out.
+        match = self.journalled if self.journalled is not None else match
         if self.journal is not None and match is not None and self.failed is None:
             self._save(self.journal.sync_match, match)
             self.save_timing()
             if how == "finished":
                 self.store.finish(self.journal, match)
             else:
-                self.store.abandon(self.journal, match, "ended from the menu")
-        self.journal = None
+                self.store.abandon(self.journal, match, why)
+        self.journal = self.journalled = None
 
     def _status(self) -> None:
         text = status_text(self.flow.match)

@@ -115,12 +115,10 @@ class DropInputs:
     def _after_drop(self, result, now: float) -> None:
         m = self.match
         if m.over or m.phase == PHASE_REVEAL:
-            if m.over:
-                self._emit(fx.Sound("draw" if m.winner == "draw" else "match-won"))
-                self._emit(fx.EndMatch("finished", m))
-                self.last_board = m.board.copy()
-            else:
+            if not m.over:
                 self._emit(fx.Sound("round-over"))
+            elif not self.diagnosis:
+                self.match_ended()
             self.finished_round = result.round
             self._go(Mode.MISMATCH if self.diagnosis else Mode.ROUND_RESULT, now)
             return
@@ -129,6 +127,18 @@ class DropInputs:
         if self.diagnosis:
             self._pause("mismatch", now)
             self._go(Mode.MISMATCH, now)
+
+    def match_ended(self) -> None:
+        """The match is over and stays so: its end is filed, once. Never while
+        the last drop's mismatch is still asked about: "Undo last drop" there
+        plays on, and the drop played again must go into the same journal."""
+        m = self.match
+        if m is None or not m.over or self.ended is m:
+            return
+        self.ended = m
+        self._emit(fx.Sound("draw" if m.winner == "draw" else "match-won"))
+        self._emit(fx.EndMatch("finished", m))
+        self.last_board = m.board.copy()
 
     def _drop_again(self, now: float) -> None:
         """The dropper's coin was never seen (it fell while the hub was away,

@@ -171,7 +171,7 @@ class FastRig:
         elif s.do is Do.TAKE:
             b.take_coin(s.value)
         elif s.do is Do.UNPLUG:
-            if b.hub.on:
+            if b.hub.cable:
                 self.out.unplugs += 1
                 b.hub.power_off("unplug")
                 b.sched.at(b.now + s.value, b.hub.boot, "unplug")

@@ -94,6 +94,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.need_layout = self.layout_confirmed = False
         self.need_clear = self.clear_confirmed = False
         self.last_board: BoardState | None = None  # the belief when the last match ended
+        self.ended: Match | None = None  # the match whose end was filed (EndMatch "finished")
         self.runner = None  # the lesson being played
         self.lesson_coins: frozenset[int] | None = frozenset()  # coins lessons left on pads (None: somewhere)
         self.lesson_index = 0
@@ -264,6 +265,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         if m is None or mode not in (Mode.REVEAL, Mode.TURN, Mode.ROUND_RESULT):
             return
         if m.over:
+            self.match_ended()  # the last drop's mismatch has been answered (or there was none)
             if mode is not Mode.ROUND_RESULT:
                 self._go(Mode.ROUND_RESULT, now)
         elif mode is Mode.REVEAL and m.phase != PHASE_REVEAL:

@@ -59,7 +59,7 @@ class FirmwareRig(FastRig):
             self._ask_positions()  # a restarted table process: the board as the hub has it
 
     def apply(self, s) -> None:
-        if s.do is Do.UNPLUG and self.board.hub.on:
+        if s.do is Do.UNPLUG and self.board.hub.cable:
             super().apply(s)  # the hub's power goes with the cable...
             self.wire.unplug(s.value)  # ...and the port with it
             return

@@ -299,7 +299,7 @@ def _apply_live(s, table, board, wire, out) -> None:
         board.place_coin(s.value)
     elif s.do is Do.TAKE:
         board.take_coin(s.value)
-    elif s.do is Do.UNPLUG and board.hub.on:
+    elif s.do is Do.UNPLUG and board.hub.cable:
         out.unplugs += 1
         board.hub.power_off("unplug")
         wire.unplug(s.value)

@@ -55,11 +55,11 @@ class SourceMixin:
             return
         self.offset = recovery.time_offset(self._clock())
         self._last_now = recovery.last_t or self._last_now
-        self.journal = recovery.journal
+        self.journal, self.journalled = recovery.journal, recovery.match
         match = recovery.match
         if match.over:
             self.store.finish(self.journal, match)
-            self.journal = None
+            self.journal = self.journalled = None
             return
         self.flow.begin(match, self.now(), resumed=True)
         self._apply_effects()

@@ -123,9 +123,7 @@ class MatchActions:
         self.diagnosis = None
         self.finished_round = result.round
         if m.over or m.phase == PHASE_REVEAL:
-            if m.over:
-                self._emit(fx.EndMatch("finished", m))
-                self.last_board = m.board.copy()
+            self.match_ended()
             self._go(Mode.ROUND_RESULT, now)
         else:
             self._go(Mode.TURN, now)

@@ -111,6 +111,7 @@ class HubModel:
         self.record = record
         self.world = None  # set by attach()
         self.on = True
+        self.cable = True  # the USB cable powers the hub: while it is out, nothing boots it
         self.boot_time = 0.0
         self.boots = 0
         self.tick_base = 0  # ticks before the last boot, so noise never repeats
@@ -296,6 +297,13 @@ class HubModel:
     # -- power ----------------------------------------------------------------------
 
     def power_off(self, why: str) -> None:
+        if why == "unplug":
+            if not self.cable:
+                return
+            self.cable = False
+            if not self.on:  # pulled while it was restarting: the port goes now
+                self.out.down(self.sched.now, why)
+                return
         if not self.on:
             return
         self.on = False
@@ -305,8 +313,12 @@ class HubModel:
         self.out.down(self.sched.now, why)
 
     def boot(self, why: str) -> None:
-        """The hub starts again: new clock, every channel classified afresh."""
-        if self.on:
+        """The hub starts again: new clock, every channel classified afresh
+        (``why`` "unplug": the cable is back; a reset's end cannot start a
+        hub whose cable is out: it boots when the cable comes back)."""
+        if why == "unplug":
+            self.cable = True
+        if self.on or not self.cable:
             return
         t = self.sched.now
         self.on = True

@@ -116,6 +116,9 @@ class FaultState:
     def _start_power(self, f):
         name = f.name
         down = f.params["boot"] if name == "hub_reset" else f.params["duration"]
+        if name == "unplug" and not self.hub.cable:
+            self._stop(f, "acted")  # the cable is out already: its own replug brings the hub back
+            return
         self.hub.power_off(name)
         if name == "unplug" and self.link is not None:
             self.link.unplug(down)

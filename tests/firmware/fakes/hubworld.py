@@ -265,3 +265,21 @@ def resume_body(boot, after=None):
     if after is None:
         return boot + bytes([0, 0, 0, 0, 0])
     return boot + bytes([1]) + bytes([after & 255, (after >> 8) & 255, (after >> 16) & 255, after >> 24])
+
+
+def resumed(w, cap_us=2000000):
+    # Frames until a resume's answer and all the replays it announces have
+    # come: the hub may spread a replay over passes, and on a loaded machine
+    # the costed clock makes passes dearer, so a fixed window could cut one
+    # answer short and leave its tail to the next (the test's own race).
+    got = []
+    spent = 0
+    while spent < cap_us:
+        w.run(10000)
+        spent += 10000
+        got += [x for x in w.frames() if x[0] != "heartbeat"]
+        ans = [x for x in got if x[0] == "resumed"]
+        if ans and sum(1 for x in got if x[0] == "replay") >= ans[0][2]["replayed"]:
+            w.run(10000)  # anything that would wrongly follow has room to show
+            return got + [x for x in w.frames() if x[0] != "heartbeat"]
+    return got
