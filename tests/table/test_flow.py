@@ -282,6 +282,55 @@ def test_a_revision_of_an_earlier_drop_is_shown_on_the_same_paged_screen():
     assert "look there." in notice_text(v)
 
 
+def _sensed_and_believed(flow, m):
+    """A drop whose explanation left R3S4 and R4S4 (and a resting coin on R5S3) other
+    than the hall sensors read them: the halls say the board is as a healthy drop left it."""
+    o = drop(m.board, [3])
+    for s, label in enumerate(G.labels):
+        flow.on_event(SwitchEvent(1.0, label, "LR"[o.board.codes[s] & 1]), 1.0)
+    flow.on_event(SwitchEvent(1.1, "R2S1", "mid"), 1.1)  # between sides: no word on where it is
+    believed = bytearray(o.board.codes)
+    for label in ("R3S4", "R4S4", "R2S1"):
+        believed[G.labels.index(label)] ^= 1
+    believed[G.labels.index("R5S3")] |= 2  # a resting coin the explanation supposes: nothing senses it
+    finding = type("F", (), {"say": "R3S4's hall sensor reads wrong."})()
+    rep = DropReport(drop=1, entry=3, entry_seen=True, t=1.0, expected_exits=o.exits, observed_exits=o.exits,
+                     verdict="mismatch", diagnosis=[finding], state=BoardState(G, bytes(believed)).rows(),
+                     scored_exits=o.exits)
+    flow.on_report(rep, 2.0)
+    assert flow.mode == "mismatch"
+    return o.board, bytes(believed)
+
+
+def test_board_is_right_believes_the_switches_as_the_halls_read_them():
+    flow = make_flow()
+    m = started(flow)
+    sensed, believed = _sensed_and_believed(flow, m)
+    assert m.board.codes == believed
+    kinds(flow)
+    choose(flow, "Board is right", 3.0)
+    assert flow.mode == "turn"
+    want = bytearray(sensed.codes)
+    want[G.labels.index("R5S3")] |= 2  # the supposed coin stays: the players said nothing of pads
+    r2s1 = G.labels.index("R2S1")
+    want[r2s1] = believed[r2s1]  # a rocker between sides keeps its believed side
+    assert bytes(m.board.codes) == bytes(want)
+    beliefs = [e for e in flow.effects if e.kind == fx.BELIEF]
+    assert len(beliefs) == 1 and bytes(beliefs[0].data.codes) == bytes(want)  # the reconciler is told too
+    assert beliefs[0].halls_right  # and that the halls are right: it keeps an explanation that agrees with them
+    assert any(e.get("do") == "board" for e in m.log)  # journalled: a restart believes it too
+
+
+def test_board_is_right_without_hall_sensors_keeps_the_explained_board():
+    flow = TableFlow(G, Choices(), new_seed=lambda: 1234, read_board=lambda: BoardState.parse(FLAT), has_halls=False)
+    m = started(flow)
+    _, believed = _sensed_and_believed(flow, m)
+    kinds(flow)
+    choose(flow, "Board is right", 3.0)
+    assert flow.mode == "turn" and bytes(m.board.codes) == believed
+    assert not [e for e in flow.effects if e.kind == fx.BELIEF]
+
+
 def _to_the_last_drop(flow):
     """A clock-off match played with healthy drops until the next coin ends it; that coin's entry."""
     import copy
