@@ -26,7 +26,8 @@ class DropInputs:
         m = self.match
         if m is None or m.over:
             return  # the reconciler reports it as a coin outside any drop
-        extra = m.phase == PHASE_FALLING  # the turn's coin still falls: this one is a second coin
+        # the turn's coin went in and is not yet reported: this one is a second coin in the same turn
+        extra = m.phase == PHASE_FALLING and any(c[0] is m and not c[2] for c in self.coins_in)
         self.coins_in.append((m, entry, extra, m.setup.players[m.to_move - 1]))
         if self.coin_mode is None:
             self.coin_mode = self.mode  # out of turn unless the table was waiting for a drop
