@@ -191,3 +191,25 @@ def test_serve_on_an_address_in_use_says_so_without_a_traceback(tmp_path, capsys
     code = main(["club", "serve", "--broker", "mqtt://127.0.0.1:1", "--tables", "t1", "--db",
                  str(tmp_path / "no" / "such" / "c.sqlite"), "--http", f"127.0.0.1:{free_port()}"])
     assert code == 2 and "cannot use the club database" in capsys.readouterr().err
+
+
+def test_a_backlog_after_the_broker_was_away_is_stored_whole_however_fast_it_comes(club):
+    """A table's outbox deletes each message when the broker acknowledges it,
+    so what the club drops is lost. A table back after a long outage sends
+    its backlog as fast as the broker takes it (on a fast disk, thousands a
+    second): far over the flood allowance, and every message of it counts.
+    Replays of what is stored, at that rate, are the flood."""
+    link = FakeLink("t1")
+    table = SimTable(link, seed=21)
+    for _ in range(12):  # about 600 drops and results (and states), all at one instant of the club's clock
+        table.play_match()
+    backlog = list(link.sent)
+    sequenced = [p for t, p in backlog if t.endswith(("/drop", "/result"))]
+    assert len(sequenced) > 2 * 200  # the burst the club allows a table
+    outcomes = [club.handle(t, p) for t, p in backlog]
+    assert "flood" not in [o for (t, _), o in zip(backlog, outcomes) if t.endswith(("/drop", "/result"))]
+    assert len(club.store.drops("t1", limit=100000)) == len(table.drops)
+    assert len(club.store.results()) == len(table.results) == 12
+    again = [club.handle(t, p) for t, p in backlog[:400] if t.endswith("/drop")]  # the same again, still at once
+    assert again.count("flood") > 0 and set(again) <= {"flood", "duplicate"}
+    assert len(club.store.drops("t1", limit=100000)) == len(table.drops)

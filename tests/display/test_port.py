@@ -282,3 +282,70 @@ def test_async_calls_run_on_one_worker_thread_in_order():
     assert display.device.image.tobytes() == render(SAMPLES["rules"]).tobytes()  # the last one asked for
     assert len(threads) == 1 and threads.pop().startswith("coindrel-display")
     display.close()
+
+
+def test_a_frame_is_never_written_while_another_is_on_its_way():
+    """The daemon draws new screens on the worker thread while its loop
+    thread ticks and wakes the panel. Two frames written at once interleave
+    on the bus (or in the terminal an emulator draws in) and leave rows of
+    the older screen lit among the new one's: ghost rows. The second caller
+    waits for the first frame to finish, then the panel shows the newest."""
+    import threading
+
+    CEILING = 60.0  # only a hang reaches it
+    worker = {}
+    inside, go = threading.Event(), threading.Event()
+
+    class SlowBus(FakeI2CBus):
+        def write_i2c_block_data(self, addr, mode, data):
+            if mode != 0x00 and threading.current_thread() is worker.get("thread") and not go.is_set():
+                inside.set()  # half a frame is on the panel
+                assert go.wait(CEILING)
+            super().write_i2c_block_data(addr, mode, data)
+
+    panel = SSD1306Panel()
+    clock = Clock()
+    display = open_display(Section("display", {"driver": "ssd1306", "shift_every": 0, "idle_after": 100,
+                                               "sleep_after": 1000}), clock=clock, bus=SlowBus(panel))
+    assert display.show(SAMPLES["match"], 1.0)
+
+    contended = threading.Event()
+
+    class Probe:  # the port's lock, telling the test when a second caller waits for it
+        def __init__(self, lock):
+            self.lock = lock
+
+        def __enter__(self):
+            if not self.lock.acquire(blocking=False):
+                contended.set()
+                self.lock.acquire()
+            return self
+
+        def __exit__(self, *exc):
+            self.lock.release()
+
+    display._lock = Probe(display._lock)
+    results, second_done = {}, threading.Event()
+
+    def draw_new_screen():
+        results["show"] = display.show(SAMPLES["reveal"], 2.0)
+
+    def wake():
+        results["wake"] = display.wake(2.5)
+        second_done.set()
+
+    worker["thread"] = threading.Thread(target=draw_new_screen)
+    worker["thread"].start()
+    assert inside.wait(CEILING)
+    other = threading.Thread(target=wake)
+    other.start()
+    for _ in range(int(CEILING * 100)):  # the second caller either waits (right) or writes over the frame (wrong)
+        if contended.wait(0.01) or second_done.is_set():
+            break
+    assert contended.is_set() and not second_done.is_set(), "a second frame was written into the first"
+    go.set()
+    worker["thread"].join(CEILING)
+    other.join(CEILING)
+    assert results == {"show": True, "wake": True}
+    assert panel.image().tobytes() == render(SAMPLES["reveal"]).tobytes()
+    display.close()

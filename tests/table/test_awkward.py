@@ -260,6 +260,30 @@ def test_sim_fast_with_a_stuck_switch_prints_the_mismatch_and_a_summary(tmp_path
     assert "Result:" in r.stdout and "switch_stuck at R3S2" in r.stdout
 
 
+def test_a_script_that_is_not_a_text_file_is_refused_without_reading_it_all(tmp_path):
+    import os
+
+    from coindrel.table.script import MAX_SCRIPT_BYTES, load_script
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # opening it for reading would wait for a writer for ever
+    huge = tmp_path / "huge.jsonl"
+    with open(huge, "wb") as f:
+        f.truncate(MAX_SCRIPT_BYTES + 1)  # sparse: no time to write it
+    binary = tmp_path / "b.jsonl"
+    binary.write_bytes(b'{"t": 1, "drop": 3}\n\x00\x01\x02')
+    for path, said in (("/dev/zero", "character device"), (fifo, "named pipe"), (huge, "split it"),
+                       (binary, "binary"), (tmp_path, "directory")):
+        with pytest.raises(ScriptError, match=said):
+            load_script(path, G)
+
+
+def test_sim_with_dev_zero_as_its_script_says_so(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "coindrel", "sim", "--fast", "--script", "/dev/zero"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "character device, not a file" in r.stderr and "Traceback" not in r.stderr
+
+
 # The monkey's press sequence (seed 135, turbo clock, presses only, all at one moment): the pause menu's
 # End match while the match's coin is still falling, then Start match twice (the pads to clear) at once.
 MONKEY_PRESSES = ("next hold-select back back back select select back back back prev prev "

@@ -119,8 +119,15 @@ def test_on_the_loop_a_slow_diagnosis_holds_up_its_score_and_nothing_else(tmp_pa
             table.handle_event(EntryEvent(1.0, 3))
             table.handle_event(ExitEvent(1.5, 3))
             now[0] += 30.0  # long past the drop's quiet window
-            table.step()
-            assert await asyncio.get_running_loop().run_in_executor(None, entered.wait, 60)
+            loop = asyncio.get_running_loop()
+            # A step queues a poll only once the worker has taken the events (one poll at a
+            # time): step until the worker is in the diagnosis, however slow its thread is
+            # to start (bounded: only a hang reaches the ceiling).
+            for _ in range(1200):
+                table.step()
+                if await loop.run_in_executor(None, entered.wait, 0.05):
+                    break
+            assert entered.is_set()
             # the worker is stuck in the diagnosis; the loop's steps, presses and events are not
             for _ in range(5):
                 table.step()
@@ -186,3 +193,20 @@ def test_a_kill_between_a_verdict_and_its_score_reconciles_the_drop_again(tmp_pa
     again.step()
     m = again.flow.match
     assert len(m.results) == 1 and m.results[0].entry == 3
+
+
+def test_after_a_resume_the_live_board_clock_replaces_the_one_the_journal_heard(tmp_path):
+    # The last process heard the board at 100 s; the hub's new session counts from 0 again.
+    now = [0.0]
+    table = started(tmp_path, HubLike(), now)
+    table.handle_event(EntryEvent(100.0, 3))  # a drop still open when the table stops
+    table.store.close()
+    again = Table(G, Choices(clock="off"), source=HubLike(), store=MatchStore(tmp_path).open(), clock=lambda: now[0])
+    again.resume(again.store.recover())
+    assert again.board_now() >= 100.0  # the open drop's events are on the journal's clock
+    again.handle_event(ExitEvent(100.5, 3), from_board=False)  # made up on that clock (resync): says nothing
+    assert again.board_now() >= 100.0
+    again.handle_event(ExitEvent(0.5, 4))  # the live board
+    assert abs(again.board_now() - 0.5) < 1e-9, "a new drop would count as long settled"
+    again.handle_event(ExitEvent(0.2, 5))  # given back late: never backwards
+    assert abs(again.board_now() - 0.5) < 1e-9

@@ -96,3 +96,17 @@ def test_errors_are_one_clear_line(tmp_path, capsys):
     assert code == 0 and out == "No matches kept yet.\n"
     code, _, err = run(capsys, "--state-dir", str(tmp_path / "empty"), "7")
     assert code == 2 and err.strip() == "coindrel history: there is no match #7; `coindrel history` lists the kept matches"
+
+
+def test_a_history_file_of_random_bytes_is_named_and_left_alone(tmp_path, capsys):
+    import os
+
+    (tmp_path / "history").mkdir()
+    junk = tmp_path / "history" / "0001-20260101T000000Z.journal"
+    data = os.urandom(2000)
+    junk.write_bytes(data)
+    code, out, _ = run(capsys, "--state-dir", str(tmp_path))
+    assert code == 0 and "not a coindrel journal" in out and "empty" not in out
+    code, out, _ = run(capsys, "--state-dir", str(tmp_path), "1")
+    assert "Match #None" not in out and "not a coindrel journal" in out and "backup" in out, out
+    assert junk.read_bytes() == data

@@ -68,10 +68,10 @@ class Monkey(RuleBasedStateMachine):
         table = rig.table
         handle = table.handle_event
 
-        def handle_event(ev):
+        def handle_event(ev, **kw):
             if isinstance(ev, EntryEvent) and table.journal is not None:
                 seen.append(round(ev.t, 6))
-            handle(ev)
+            handle(ev, **kw)
 
         table.handle_event = handle_event
 

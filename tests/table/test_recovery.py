@@ -206,3 +206,20 @@ def test_recovery_hands_back_events_verdicts_corrections_notes(built, tmp_path):
     assert rec.last_t == max(a["t"] for a in rec.match.log if a.get("t") is not None)
     assert rec.time_offset(5.0) == rec.last_t - 5.0
     assert Match.replay(rec.match.log).log == rec.match.log
+
+
+def test_random_bytes_are_not_called_empty_and_are_kept(tmp_path):
+    """A journal of random bytes (another program's file, a disk that returned
+    garbage) is named for what it is, never "empty", and every byte is kept."""
+    rnd = random.Random(16)
+    for i, data in enumerate([bytes(rnd.getrandbits(8) for _ in range(3000)),
+                              b"\n".join(bytes(rnd.getrandbits(8) for _ in range(60)) for _ in range(30)),
+                              bytes(rnd.getrandbits(8) for _ in range(70)).replace(b"\n", b"")]):
+        d = tmp_path / str(i)
+        rec = recover_bytes(d, data)
+        said = rec.messages[0]
+        assert rec.match is None and kept(d) == [data]
+        assert "not a coindrel journal" in said and "empty" not in said and f"{len(data)} bytes" in said, said
+        assert "backup" in said, said
+    rec = recover_bytes(tmp_path / "empty", b"")
+    assert "it is empty" in rec.messages[0]

@@ -159,6 +159,7 @@ class ClubLink:
         if self.settings.home_assistant:
             await client.subscribe(BIRTH_TOPIC, qos=1)
         self._sent_version = 0  # the broker may have lost the retained state: send it again
+        self._ha_due = self.settings.home_assistant  # and the retained discovery configs (a broker killed -9)
         tasks = [asyncio.create_task(self._send(client)), asyncio.create_task(self._receive(client))]
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)

@@ -77,7 +77,11 @@ def print_list(summaries, out) -> None:
 
 def print_match(detail, out) -> None:
     s = detail.summary
-    out.write(f"Match #{s.number} ({s.id}): {s.result}\n")
+    out.write(f"Match #{s.number if s.number is not None else '?'} ({s.id}): {s.result}\n")
+    if s.result == "unreadable" and detail.contents.match is None and not detail.contents.records:
+        out.write(f"File: {s.path}\nCannot read it: {s.problem}.\n"  # nothing in it to describe
+                  "It is kept as it is: restore it from a backup, or move it out of the history.\n")
+        return
     ended = f", ended {when(s.ended)}" if s.ended else ""
     variants = ", ".join(s.variant_names) or "none"
     out.write(f"Started {when(s.started)}{ended}; clock {_clock(s.clock)}; variants: {variants}; "

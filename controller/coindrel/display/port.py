@@ -21,7 +21,9 @@ and every coin) or a change to a different kind of screen.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
@@ -58,6 +60,21 @@ def _device_errors() -> tuple[type[BaseException], ...]:
         return (OSError,)
 
 
+def _one_at_a_time(method):
+    """The panel is drawn by one caller at a time. The daemon draws new
+    screens on the worker thread (``show_async``) while its loop thread ticks
+    and wakes the panel: two frames written at once interleave on the bus (or
+    in the terminal an emulator draws in), and rows of the older screen stay
+    lit among the new one's until the next change."""
+
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
 class Display:
     def __init__(self, opener, size: tuple[int, int], *, contrast: int = 207, idle_after: float = 120.0,
                  idle_contrast: int = 8, sleep_after: float = 1800.0, shift_every: float = 60.0,
@@ -87,6 +104,7 @@ class Display:
         self._errors = _device_errors()
         self._failed_view = None  # a view that would not draw: not retried (nor logged) every frame
         self._executor: ThreadPoolExecutor | None = None
+        self._lock = threading.RLock()  # see _one_at_a_time
 
     # -- what the daemon calls -------------------------------------------------
 
@@ -94,6 +112,7 @@ class Display:
     def healthy(self) -> bool:
         return self.device is not None
 
+    @_one_at_a_time
     def show(self, view, now: float | None = None) -> bool:
         """Draw ``view`` (if it differs from the last one) and bring the panel up
         to date. True when the panel shows it; never raises."""
@@ -113,12 +132,14 @@ class Display:
             self.view, self.frame, self._failed_view = view, frame, None
         return self.tick(now)
 
+    @_one_at_a_time
     def wake(self, now: float | None = None) -> bool:
         """Something happened (a button, a coin): full brightness again."""
         now = self._now(now)
         self._activity(now)
         return self.tick(now)
 
+    @_one_at_a_time
     def tick(self, now: float | None = None) -> bool:
         """Apply dimming, sleep, the pixel shift and reconnection for ``now``
         without a new view; the daemon calls it at least every few seconds
@@ -195,14 +216,16 @@ class Display:
             return
         if self._executor is not None:
             self._executor.shutdown(wait=True)  # let a frame on its way finish first
-        self._closed = True
-        if self.opener is not None:
-            try:
-                self.opener.close()
-            except Exception as e:  # shutting down: say so, carry on
-                log.warning("closing %s: %s", self.where, e)
-        self.device = None
+        with self._lock:  # and one another thread is drawing
+            self._closed = True
+            if self.opener is not None:
+                try:
+                    self.opener.close()
+                except Exception as e:  # shutting down: say so, carry on
+                    log.warning("closing %s: %s", self.where, e)
+            self.device = None
 
+    @_one_at_a_time
     def startup_check(self, now: float | None = None) -> None:
         """Open the panel once, now. A problem no retry can fix (a size the
         driver cannot drive, a missing library) raises ConfigError; a panel

@@ -88,6 +88,9 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         self.journalled: Match | None = None  # the match the open journal records
         self.board_offset: float | None = None  # board time - clock()
         self.last_board_t = float("-inf")
+        # board_offset was learnt from the journal (the board clock the last process heard): the
+        # live source's clock may have started again (a new hub session), so its first event sets it
+        self.offset_from_journal = False
         self.last_status = ""
         self.reports = 0
         self.failed: str | None = None  # why the table must restart (a journal that cannot save)
@@ -117,7 +120,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
             t = self.source.board_time()
             if t > self.last_board_t:
                 self.last_board_t = t
-                self.board_offset = t - self._clock()
+                self.board_offset, self.offset_from_journal = t - self._clock(), False
         return self._clock() + (self.board_offset or 0.0)
 
     def _history(self):
@@ -136,7 +139,9 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
 
     # -- inputs ------------------------------------------------------------------------------------
 
-    def handle_event(self, ev) -> None:
+    def handle_event(self, ev, from_board: bool = True) -> None:
+        """One event. ``from_board`` False: one the table made up on the
+        journal's time axis (resync.py), which says nothing of the board's clock."""
         self._poke.set()
         now = self.now()
         if isinstance(ev, StatusEvent):
@@ -144,10 +149,13 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
                 self.flow.on_link(ev.state == "connected", ev.detail, now)
             elif ev.state == "lost":
                 self._check_losses()
-        else:
-            # events the hub gives back after a restart are older than its clock: never backwards
+        elif from_board:
             offset = ev.t - self._clock()
-            self.board_offset = offset if self.board_offset is None else max(self.board_offset, offset)
+            if self.board_offset is None or self.offset_from_journal:
+                self.board_offset, self.offset_from_journal = offset, False
+                self.last_board_t = ev.t
+            else:  # events the hub gives back after a restart are older than its clock: never backwards
+                self.board_offset = max(self.board_offset, offset)
         if isinstance(ev, SwitchEvent):
             self.positions[ev.switch] = ev.pos
         if self.journal is not None:

@@ -54,9 +54,23 @@ class Outcome:
     unplugs: int = 0
     script_steps: int = 0
     reports: int = 0
-    mismatches: list = field(default_factory=list)  # (drop, what the table said first)
+    mismatches: list = field(default_factory=list)  # (match key, drop, what the table said first), once a drop
     errors: list = field(default_factory=list)
     matches: list = field(default_factory=list)  # Match objects, in order
+    resumed: tuple | None = None  # (match key, its drops then): the run began by resuming a journalled match
+
+
+def match_key(m):
+    """One match across restarts (a replay is a new object with the same setup)."""
+    return m.setup.seed if m is not None else None
+
+
+def note_resumed(table, out: Outcome) -> None:
+    """At the run's first start: a match resumed from the journal has drops
+    (and mismatches) from before this run, which the summary says apart."""
+    m = table.flow.match
+    if out.resumed is None and out.restarts == 0 and m is not None and m.results:
+        out.resumed = (match_key(m), len(m.results))
 
 
 def watch_reports(table, out: Outcome, on_mismatch=lambda: None) -> None:
@@ -66,10 +80,18 @@ def watch_reports(table, out: Outcome, on_mismatch=lambda: None) -> None:
 
     def on_report(report, now):
         out.reports += 1
+        before = flow.diagnosis
         seen(report, now)
         d = flow.diagnosis
-        if report.drop is not None and d is not None and (report.verdict != "ok" or d.findings or d.facts):
-            out.mismatches.append((d.drop if d.drop is not None else report.drop, (d.findings or d.facts or (report.verdict,))[0]))
+        # The mismatch screen stays up while people drop on (a keyboard player does): only a
+        # diagnosis this report made is a mismatch, and a drop is counted once (a restart may
+        # report a drop that was falling again).
+        if (report.drop is not None and d is not None and d is not before
+                and (report.verdict != "ok" or d.findings or d.facts)):
+            key = (match_key(flow.match), d.drop if d.drop is not None else report.drop)
+            if any(x[:2] == key for x in out.mismatches):
+                return
+            out.mismatches.append((*key, (d.findings or d.facts or (report.verdict,))[0]))
             tell = on_mismatch()
             if tell is not None:
                 tell(report, d)
@@ -90,6 +112,44 @@ def remember_match(table, out: Outcome) -> None:
             out.matches.append(m)
 
 
+def believed_start(state_dir) -> str | None:
+    """The board a match in progress in ``state_dir``'s journal believes (its
+    text form), or None. A sim that resumes a match starts its virtual board
+    from it, as a real board stands where the match left it: a fresh board
+    (random rockers, empty pads) would contradict every coin the match put on
+    a pad. Read only; the store recovers the journal (and says what it found)
+    when the table starts."""
+    from pathlib import Path
+
+    from .history import CURRENT
+    from .journal import JournalError, read_journal
+    from .replay import read_contents
+
+    if state_dir is None or not (Path(state_dir) / CURRENT).is_file():
+        return None
+    try:
+        contents = read_contents(read_journal(Path(state_dir) / CURRENT))
+    except (JournalError, EngineError):
+        return None
+    match = contents.match
+    if match is None or match.over:
+        return None
+    board = match.board
+    # Coins seen entering after the last verdict were falling when the table
+    # stopped: on a real board they fell on while it was down, and the new hub
+    # never saw them (the table's resync then finds their flips, sensing.md).
+    records = contents.good()
+    last = max((i for i, r in enumerate(records) if r.kind == "verdict"), default=-1)
+    entries = [r.data.get("entry") for r in records[last + 1:]
+               if r.kind == "ev" and isinstance(r.data, dict) and r.data.get("kind") == "entry"]
+    entries = [e - 1 for e in entries if isinstance(e, int) and 1 <= e <= board.geometry.entry_count]
+    if entries:
+        from ..engine import drop
+
+        board = drop(board, entries).board
+    return board.text()
+
+
 class FastRig:
     def __init__(self, opts, script: list[ScriptStep] = (), state_dir: str | None = None, step: float = STEP,
                  store_options: dict | None = None):
@@ -98,11 +158,12 @@ class FastRig:
         self.opts, self.step_s = opts, step
         self.store_options = store_options or {}  # e.g. tests: datasync=no-op (a restart is a kill, not a power cut)
         self.g = standard_geometry()
-        scn = Scenario(BoardConfig(seed=opts.seed, variants=Variants(holes=opts.variants.holes)))
+        self.state_dir = state_dir or opts.state_dir or tempfile.mkdtemp(prefix="coindrel-sim-")
+        start = believed_start(self.state_dir)
+        scn = Scenario(BoardConfig(seed=opts.seed, start=start, variants=Variants(holes=opts.variants.holes and start is None)))
         scn.faults = [fault_from_text(f, self.g, i + 1) for i, f in enumerate(opts.faults)]
         self.source = VirtualSource(scn, speed=0, clock=ManualClock(0.0))  # stepped here, never started
         self.board = self.source.board
-        self.state_dir = state_dir or opts.state_dir or tempfile.mkdtemp(prefix="coindrel-sim-")
         self.script = sorted(script, key=lambda s: (s.t, s.line))
         self.next_step = 0
         self.t = 0.0
@@ -125,6 +186,7 @@ class FastRig:
         self.table = Table(self.g, choices, source=self.source, store=self.store, clock=lambda: self.t,
                            reveal_seconds=opts.reveal_seconds)
         self.table.resume(self.store.recover())
+        note_resumed(self.table, self.out)
         self.table.handle_event(StatusEvent(self.board.now, "connected", "virtual board"))
         self._snapshot()
         if self.players is None:

@@ -21,7 +21,7 @@ from ..events import StatusEvent
 from ..virtual.fwhub import FirmwareWire
 from ..virtual.linkstep import Lockstep
 from .daemon import Table
-from .fastsim import FastRig, log
+from .fastsim import FastRig, log, note_resumed
 from .script import Do
 from .setupmenu import Choices
 from .store import MatchStore
@@ -49,6 +49,7 @@ class FirmwareRig(FastRig):
         self.table = Table(self.g, choices, source=self.link_source, store=self.store, clock=lambda: self.t,
                            reveal_seconds=opts.reveal_seconds)
         self.table.resume(self.store.recover())
+        note_resumed(self.table, self.out)  # a resumed match's summary tells its runs apart
         if self.players is None:
             from .people import SimPlayers
 

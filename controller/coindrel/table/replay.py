@@ -104,7 +104,12 @@ def read_contents(scan: Scan) -> Contents:
     records, losses = fill(scan.records, scan.holes)
     c = Contents(records=records, losses=losses)
     if not c.records:
-        c.problem = "the journal is empty"
+        if scan.damage is not None and scan.damage.size:
+            # bytes, but not one record: another program's file, or damaged throughout (never "empty")
+            c.problem = (f"not a coindrel journal, or damaged throughout: none of its {scan.damage.size} bytes "
+                         f"is a record ({scan.damage.reason})")
+        else:
+            c.problem = "the journal is empty"
         return c
     c.begin = dict(c.records[0].data)
     if c.begin.get("rebuilt"):

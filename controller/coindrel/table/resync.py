@@ -119,7 +119,7 @@ def resync(table, snap, seen: Look | None = None) -> list[Difference]:
         table._save(table.journal.note, {"resync": [d.__dict__ for d in changed], "open_drop": open_drop})
     table.handle_event(StatusEvent(t, "lost", f"changed unseen: {what}", len(changed)))
     for k, d in enumerate(changed):
-        table.handle_event(SwitchEvent(t + (k + 1) * STEP, d.switch, d.seen))
+        table.handle_event(SwitchEvent(t + (k + 1) * STEP, d.switch, d.seen), from_board=False)
     return diffs
 
 

@@ -67,14 +67,23 @@ def parse_script(text: str, geometry: Geometry, where: str = "script") -> list[S
 
 
 def load_script(path: str | Path, geometry: Geometry) -> list[ScriptStep]:
+    """A script file: a regular file of UTF-8 text, at most MAX_SCRIPT_BYTES
+    (a device, a pipe or a huge file is refused before much is read)."""
+    from ..limits import TooLarge, read_limited
+
     p = Path(path)
     try:
-        with open(p, "rb") as f:
-            data = f.read(MAX_SCRIPT_BYTES + 1)
+        data = read_limited(p, MAX_SCRIPT_BYTES)
     except OSError as e:
-        raise ScriptError(f"cannot read the script {p}: {e.strerror or e}") from None
-    if len(data) > MAX_SCRIPT_BYTES:
-        raise ScriptError(f"the script {p} is over {MAX_SCRIPT_BYTES // (1024 * 1024)} MiB; split it")
+        what = e.strerror or str(e)
+        if isinstance(e, TooLarge):
+            raise ScriptError(f"cannot read the script {p}: {what}; split it into shorter scripts") from None
+        raise ScriptError(f"cannot read the script {p}: {what}; a script is a text file of JSON lines such as "
+                          f'{{"t": 3, "drop": 4}}') from None
+    zero = data.find(b"\0")
+    if zero >= 0:
+        raise ScriptError(f"the script {p} is binary (a zero byte at {zero}), not text; a script is "
+                          f'a text file of JSON lines such as {{"t": 3, "drop": 4}}')
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

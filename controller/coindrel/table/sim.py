@@ -151,14 +151,16 @@ def display_section(opts: SimOptions) -> Section:
 async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = None) -> dict:
     """Run the simulation until the matches are played, the board's clock
     reaches ``until`` or it is stopped; the result (``simresult.result_json``)."""
-    from .fastsim import Outcome, mismatch_text, remember_match, watch_reports
+    from .fastsim import Outcome, believed_start, mismatch_text, note_resumed, remember_match, watch_reports
     from .script import Do
     from .simresult import result_json
 
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
     started = time.monotonic()
     g = standard_geometry()
-    scn = Scenario(BoardConfig(seed=opts.seed, variants=Variants(holes=opts.variants.holes)))
+    state_dir = opts.state_dir or tempfile.mkdtemp(prefix="coindrel-sim-")
+    start = believed_start(state_dir)  # a resumed match's board, coins on pads and all
+    scn = Scenario(BoardConfig(seed=opts.seed, start=start, variants=Variants(holes=opts.variants.holes and start is None)))
     scn.faults = [fault_from_text(f, g, i + 1) for i, f in enumerate(opts.faults)]
     board, _ = build_board(scn)
     if opts.hub == "firmware":
@@ -189,7 +191,6 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
         outputs = build_outputs(Section("outputs", {"dropper": {"kind": "solenoid", "pins": list(SOLENOID_PINS)}}),
                                 pin_factory=factory)
         dropper = MockDropper([factory.pin(p) for p in SOLENOID_PINS], board)
-    state_dir = opts.state_dir or tempfile.mkdtemp(prefix="coindrel-sim-")
     choices = Choices(clock=opts.clock, variants=opts.variants, players=opts.names, opponent=opts.opponent)
     text_mode = opts.display == "text"
     out = Outcome()
@@ -211,6 +212,7 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
             table = Table(g, choices, source=make_source("hub", {"url": server.url}), display=display,
                           outputs=outputs, store=store, reveal_seconds=opts.reveal_seconds)
             table.resume(store.recover())
+            note_resumed(table, out)
             watch_reports(table, out, lambda: (lambda r, d: say(mismatch_text(r, d))) if text_mode else None)
             if players is None:
                 players = SimPlayers(table, board, opts)

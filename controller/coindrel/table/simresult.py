@@ -18,7 +18,12 @@ def winner_name(m) -> str | None:
 
 def result_json(table, outcome, wall: float) -> dict:
     """The sim's result: the last match (or the table's state), and everything that went wrong."""
+    from .fastsim import match_key
+
     m = outcome.matches[-1] if outcome.matches else table.flow.match
+    key = match_key(m)
+    mine = [(d, said) for k, d, said in outcome.mismatches if k == key]  # the last match's, as drops is
+    resumed = outcome.resumed[1] if outcome.resumed is not None and outcome.resumed[0] == key else None
     faults = []
     if table.reconciler is not None:
         faults = [{"fault": f["fault"], "where": f["where"], "confidence": f["confidence"]}
@@ -30,8 +35,11 @@ def result_json(table, outcome, wall: float) -> dict:
         "totals": list(m.totals) if m is not None else [0, 0],
         "winner": winner_name(m),
         "drops": len(m.results) if m is not None else 0,
-        "mismatches": len(outcome.mismatches),
-        "mismatch_drops": [{"drop": d, "said": said} for d, said in outcome.mismatches],
+        "mismatches": len(mine),
+        "mismatch_drops": [{"drop": d, "said": said} for d, said in mine],
+        # drops the match already had when this run resumed it from the journal (None: this run
+        # saw every drop); mismatches count only what this run saw
+        "resumed_after_drop": resumed,
         "faults": faults,
         "matches": [{"players": list(x.setup.players), "totals": list(x.totals), "winner": winner_name(x),
                      "over": x.over, "drops": len(x.results)} for x in outcome.matches],
@@ -52,8 +60,15 @@ def summary_lines(result: dict) -> list[str]:
         head = f"Result: {score}, {'a draw' if w == 'draw' else w + ' wins'}."
     else:
         head = f"Not finished ({result['phase']}): {score}."
-    lines = [head, f"{result['drops']} drops, {result['mismatches']} mismatch(es), {result['restarts']} restart(s), "
-                   f"{result['unplugs']} unplug(s), {result['board_seconds']:.0f} s of board time."]
+    rest = (f"{result['restarts']} restart(s), {result['unplugs']} unplug(s), "
+            f"{result['board_seconds']:.0f} s of board time")
+    before = result.get("resumed_after_drop")
+    if before is None:
+        lines = [head, f"{result['drops']} drops, {result['mismatches']} mismatch(es), {rest}."]
+    else:  # never a sum of two runs' counts: what this run saw, and what the journal held before
+        lines = [head, f"Resumed from the journal after drop {before}; this run: {result['drops'] - before} "
+                       f"drops, {result['mismatches']} mismatch(es), {rest}. "
+                       f"The match: {result['drops']} drops (coindrel history shows the earlier ones)."]
     for m in result["mismatch_drops"][:8]:
         lines.append(f"  drop {m['drop']}: {m['said']}")
     if result["faults"]:

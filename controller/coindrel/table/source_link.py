@@ -119,6 +119,7 @@ class SourceMixin:
                 self._diagnose(ev)
         self.board_offset = pending[-1].t - self._clock()
         self.last_board_t = max(self.last_board_t, pending[-1].t)
+        self.offset_from_journal = True  # until the live source says what its clock reads
         # its coins may have fallen on while the table was down: it is closed
         # only once the snapshot has been compared with it (resync.py)
         self.awaiting_board = self.halls_known and hasattr(self.source, "snapshot")

@@ -211,7 +211,13 @@ class MatchStore:
         scan = read_journal(self.current)
         contents = read_contents(scan)
         if contents.match is None:
-            why = contents.problem if scan.records else (scan.damage.reason if scan.damage else "it is empty")
+            if scan.records:
+                why = contents.problem
+            elif scan.damage is not None and scan.damage.size:
+                why = (f"it is not a coindrel journal, or is damaged throughout: none of its {scan.damage.size} "
+                       f"bytes is a record ({scan.damage.reason})")
+            else:
+                why = "it is empty"
             self._set_aside(f"holds no match that can be resumed ({why})", out)
             return out
         if scan.damage:
@@ -308,7 +314,8 @@ class MatchStore:
         dst = self.damaged_dir / f"{self.current.stem}-{utc_stamp(self._wall())}{SUFFIX}"
         dst = _free_name(dst)
         move_durably(self.current, dst)
-        out.messages.append(f"{self.current} {why}; moved it to {dst} and starting afresh")
+        out.messages.append(f"{self.current} {why}; moved it, every byte kept, to {dst} and starting afresh "
+                            "(if it was a match of yours, restore the journal from a backup while coindrel is stopped)")
 
     # -- matches -------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import secrets
 import time
 from collections import Counter
@@ -26,6 +27,9 @@ from .store import ClubStore
 
 log = logging.getLogger("coindrel.club.server")
 RATE, BURST = 50.0, 200.0  # messages a second per table; a fast simulated table sends ~10
+SEQUENCED = ("drop", "result")  # numbered by the table's outbox, stored exactly once
+_SEQ = re.compile(rb'"seq"\s*:\s*(\d{1,15})\s*[,}]')
+_SOURCE = re.compile(rb'"source"\s*:\s*"([0-9A-Za-z_-]{1,64})"')
 
 
 class Watcher:
@@ -58,6 +62,7 @@ class Club:
         self.watchers: set[Watcher] = set()
         self.buckets: dict[str, TokenBucket] = {}
         self.counts: Counter = Counter()
+        self.last_seq: dict[tuple[str, str], int] = {}  # (table, outbox source): highest seq stored
         self.quiet = QuietLog(log, clock=clock)
         self.client = None  # the MQTT client while connected
         self.on_connect: Callable[[], None] | None = None
@@ -96,17 +101,52 @@ class Club:
         if kind == "request":
             return "own"  # what the club itself sent
         bucket = self.buckets.setdefault(table, TokenBucket(RATE, BURST, self.clock))
-        if not bucket.take():
-            self.quiet.warning(f"flood {table}", "club: table %r sends more than %d messages a second; dropped", table, RATE)
-            return "flood"
         if not payload:
-            return "cleared"  # a retained message being removed
+            return "cleared" if bucket.take() else self._flood(table)  # a retained message being removed
+        # What moves a table's outbox on is never held back and uses none of its allowance: a
+        # table back after the broker was away sends its backlog as fast as the broker
+        # acknowledges it (each message deleted from its outbox then: dropping one here would
+        # lose it), and its state and status after it need the allowance. Replays, duplicates,
+        # anything out of order and everything else over the rate are a flood, dropped before
+        # they cost a parse.
+        ahead = self._moves_on(table, payload) if kind in SEQUENCED else None
+        if ahead is None and not bucket.take():
+            return self._flood(table)
         try:
             table, kind, msg = parse(name, payload)
         except MessageError as e:
             self.quiet.warning(f"bad {table}", "club: message from table %r dropped: %s", table, e)
             return "invalid"
+        if ahead is not None and ahead != (msg["source"], msg["seq"]):
+            self.quiet.warning(f"bad {table}", "club: message from table %r dropped: its numbers are written twice", table)
+            return "invalid"
         return getattr(self, f"_on_{kind}")(table, msg)
+
+    def _moves_on(self, table: str, payload: bytes) -> tuple[str, int] | None:
+        """(source, seq) of a drop or result numbered above everything stored
+        from its outbox, read without parsing it (the table encodes them so);
+        None for anything else."""
+        seq, source = _SEQ.search(payload), _SOURCE.search(payload)
+        if seq is None or source is None:
+            return None
+        key = (source.group(1).decode(), int(seq.group(1)))
+        return key if key[1] > self._last_seq(table, key[0]) else None
+
+    def _flood(self, table: str) -> str:
+        self.quiet.warning(f"flood {table}", "club: table %r sends more than %d messages a second; dropped", table, RATE)
+        return "flood"
+
+    def _last_seq(self, table: str, source: str) -> int:
+        key = (table, source)
+        if key not in self.last_seq:
+            if len(self.last_seq) > 4 * len(self.known) + 64:  # sources come from the network: keep it small
+                self.last_seq.clear()
+            self.last_seq[key] = self.store.last_seq(table, source)
+        return self.last_seq[key]
+
+    def _stored(self, table: str, msg: dict) -> None:
+        key = (table, msg["source"])
+        self.last_seq[key] = max(self.last_seq.get(key, 0), msg["seq"])
 
     def _on_status(self, table: str, msg: dict) -> str:
         live = self.live[table]
@@ -127,6 +167,7 @@ class Club:
     def _on_drop(self, table: str, msg: dict) -> str:
         if not self.store.add_drop(table, msg):
             return "duplicate"
+        self._stored(table, msg)
         last = self.live[table]["last"]
         if last is None or (msg["match"], msg["turn"]) >= (last["match"], last["turn"]):
             self.live[table]["last"] = msg
@@ -136,6 +177,7 @@ class Club:
     def _on_result(self, table: str, msg: dict) -> str:
         if not self.store.add_result(table, msg):
             return "duplicate"
+        self._stored(table, msg)
         self.live[table]["result"] = msg
         self._changed(table)
         for w in self.watchers:

@@ -73,6 +73,13 @@ class ClubStore:
                               (table, d["source"], d["seq"], d["match"], d["turn"], json.dumps(d), self._wall()))
         return cur.rowcount == 1
 
+    def last_seq(self, table: str, source: str) -> int:
+        """The highest sequence number stored from this table's outbox (0: none yet)."""
+        row = self.db.execute("SELECT max(m) FROM (SELECT max(seq) AS m FROM drops WHERE tbl=? AND source=? "
+                              "UNION ALL SELECT max(seq) FROM results WHERE tbl=? AND source=?)",
+                              (table, source, table, source)).fetchone()
+        return int(row[0] or 0)
+
     def drops(self, table: str | None = None, match: str | None = None, limit: int = 1000) -> list[dict]:
         q, args = "SELECT tbl, data FROM drops", []
         where = []
