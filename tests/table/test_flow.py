@@ -375,3 +375,42 @@ def test_a_mismatched_last_drop_ends_the_match_only_once_it_is_answered(answer):
     flow.tick(now + 70)
     flow.on_action("select", now + 71)
     assert flow.mode == "result" and not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
+
+
+def test_a_second_coin_while_the_turns_coin_falls_is_out_of_turn_not_the_next_players_drop():
+    # the newcomer's keyboard: 3 then 5 while the first coin still fell (coindrel sim --players keyboard,hard)
+    flow = make_flow(clock="off")
+    m = started(flow)
+    flow.on_entry(2, 5.0)
+    flow.on_entry(4, 5.2)  # extra coin, Ann's coin still falling
+    first = report_for(m, 2, 1)
+    flow.on_report(first, 6.0)
+    assert len(m.results) == 1 and m.results[0].player == 1 and m.to_move == 2
+    after_first = BoardState.parse(first.state)
+    second = drop(after_first, [4])
+    flow.on_report(DropReport(drop=2, entry=4, entry_seen=True, t=5.2, expected_exits=second.exits,
+                              observed_exits=second.exits, state=second.board.rows(),
+                              scored_exits=second.exits), 6.5)
+    assert len(m.results) == 1, "the extra coin must not be scored as Bo's turn"
+    assert m.to_move == 2 and m.phase == "turn" and m.totals == (m.results[0].points, 0)
+    assert m.board.text() == second.board.text(), "the board follows what the extra coin did"
+    note = flow.view(6.6)
+    assert isinstance(note, MessageView) and note.alert and "Out of turn" in note.text and "to drop" in note.text
+    # Bo's own coin is Bo's turn, and the log replays to the same match
+    flow.on_action("select", 7.0)
+    flow.on_entry(1, 8.0)
+    flow.on_report(report_for(m, 1, 3), 9.0)
+    assert [r.player for r in m.results] == [1, 2]
+    from coindrel.engine import Match
+    again = Match.replay(list(m.log))
+    assert again.totals == m.totals and again.board.text() == m.board.text()
+
+
+def test_a_coin_after_the_turns_coin_was_scored_is_the_next_players_drop():
+    flow = make_flow(clock="off")
+    m = started(flow)
+    flow.on_entry(2, 5.0)
+    flow.on_report(report_for(m, 2, 1), 6.0)
+    flow.on_entry(4, 6.5)
+    flow.on_report(report_for(m, 4, 2), 7.0)
+    assert [r.player for r in m.results] == [1, 2] and flow.mode == "turn"
