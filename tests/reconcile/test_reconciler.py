@@ -106,6 +106,20 @@ def test_status_lost_makes_the_drop_uncheckable():
     assert rec.belief.pad("R1S1") == 0  # taken from the hall
 
 
+def test_a_lost_drop_believes_a_quiet_hall_not_the_prediction():
+    # The events were lost and R1S1's hall said nothing: its rocker is where it was
+    # read (a stuck rocker sends a coin elsewhere), not where the engine sends it.
+    # A flip whose event was lost is the reconnect's snapshot to find (table/resync.py).
+    for sensors, r1s1 in ((Sensors(), "R"), (Sensors(halls=False), "L")):
+        rec = Reconciler(G, START, sensors=sensors)
+        rec.feed(EntryEvent(1.0, 0))
+        rec.feed(StatusEvent(1.05, "lost", "queue", 3))
+        (r,) = rec.flush()
+        assert r.diagnosis[0].fault.name == "events_lost"
+        assert rec.belief.text()[0] == r1s1, sensors  # without halls the prediction is all there is
+        assert r.state[0][0] == r1s1
+
+
 def test_unknown_switch_is_refused():
     rec = Reconciler(G, START)
     with pytest.raises(EventError, match="R9S9"):
@@ -119,6 +133,27 @@ def test_reset_keeps_faults_and_takes_the_new_board():
     assert rec.belief.text() == "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
     assert SwitchStuck("R2S2") in rec.worlds[0].faults
     assert rec.health().faults[0]["fault"] == "switch_stuck"
+
+
+def test_board_is_right_keeps_the_explanation_that_agrees_with_the_halls():
+    from coindrel.engine import HallFault
+
+    W = type(Reconciler(G).worlds[0])
+    flat = BoardState.parse("LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL")
+    lying = BoardState.parse("LLLLLLLL/LRLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL")  # R2S2 flipped, its hall lies
+    stuck = BoardState.parse("LLLLLLLL/LLLLLLL/lLLLLLLL/LLLLLLL/LLLLLLLL")  # R2S2 stuck, a coin rests on R3S1
+    rec = Reconciler(G, flat)
+    rec.worlds = [W(G, lying.codes, frozenset({HallFault("R2S2")}), 0.0), W(G, stuck.codes, frozenset({SwitchStuck("R2S2")}), -3.0)]
+    rec.reset(flat, halls_right=True)  # the players: the board is right, R2S2 is where its hall says
+    assert rec.belief.text() == stuck.text() and rec.worlds[0].faults == {SwitchStuck("R2S2")}
+    assert rec.worlds[0].logw == 0.0
+    # none agrees: the board as given, without the hall faults the players denied
+    rec.worlds = [W(G, lying.codes, frozenset({HallFault("R2S2"), SwitchStuck("R5S1")}), 0.0)]
+    rec.reset(flat, halls_right=True)
+    assert rec.belief.text() == flat.text() and rec.worlds[0].faults == {SwitchStuck("R5S1")}
+    rec.worlds = [W(G, lying.codes, frozenset({HallFault("R2S2")}), 0.0), W(G, stuck.codes, frozenset(), -3.0)]
+    rec.reset(flat)  # an undo, say: the hall fault stays
+    assert rec.belief.text() == flat.text() and rec.worlds[0].faults == {HallFault("R2S2")}
 
 
 def test_holes_variant_makes_the_holes():

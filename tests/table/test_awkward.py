@@ -417,3 +417,33 @@ def test_undo_of_a_mismatched_last_drop_keeps_journalling_and_files_the_real_end
     detail = load_match(tmp_path, "last")
     assert [t.entry for t in detail.match.results] == [r.entry for r in m.results]
     assert detail.match.results[-1].entry == replay
+
+
+def test_a_second_coin_while_the_first_falls_is_flagged_and_the_next_player_keeps_their_turn(tmp_path):
+    # the newcomer pressed 3 then 5 while the first coin fell: the second scored as Bo's turn, unflagged
+    rig = rig_for(tmp_path, seed=7, clock="off")
+    flow = rig.table.flow
+    assert run_until(rig, lambda: flow.mode == "turn" and flow.match.to_move == 1 and flow.match.phase == "turn"
+                     and len(flow.match.results) >= 2)
+    m = flow.match
+    rig.players.step = lambda: None  # nobody else drops or presses for now
+    assert run_until(rig, lambda: rig.board.world.in_flight() == 0 and rig.board.pending == 0
+                     and not rig.table.reconciler.busy and flow.mode == "turn", 30)
+    if m.to_move != 1:  # the careful player's coin was already on its way: Bo drops it by hand
+        rig.board.drop(0)
+        assert run_until(rig, lambda: m.to_move == 1 and flow.mode == "turn" and rig.board.world.in_flight() == 0
+                         and not rig.table.reconciler.busy, 30)
+    drops, totals = len(m.results), m.totals
+    rig.board.drop(2)
+    assert run_until(rig, lambda: m.phase == "falling", 5)
+    rig.board.drop(4)  # while the first coin still falls
+    assert run_until(rig, lambda: flow.note is not None and flow.note.title == "Extra coin", 20)
+    assert len(m.results) == drops + 1 and m.results[-1].player == 1 and m.results[-1].entry == 2
+    assert m.to_move == 2 and m.totals[1] == totals[1], "the extra coin is not the next player's drop"
+    assert "Out of turn" in flow.note.text and "to drop" in flow.note.text
+    assert run_until(rig, lambda: rig.board.world.board().text() == m.board.text(), 10), "the belief follows the board"
+    rig.players.step = type(rig.players).step.__get__(rig.players)
+    assert run_until(rig, lambda: len(m.results) == drops + 2, 60)
+    assert m.results[-1].player == 2
+    assert run_until(rig, lambda: rig.players.finished.is_set(), 900)
+    assert rig.errors == [] and rig.out.matches[-1].over

@@ -282,6 +282,55 @@ def test_a_revision_of_an_earlier_drop_is_shown_on_the_same_paged_screen():
     assert "look there." in notice_text(v)
 
 
+def _sensed_and_believed(flow, m):
+    """A drop whose explanation left R3S4 and R4S4 (and a resting coin on R5S3) other
+    than the hall sensors read them: the halls say the board is as a healthy drop left it."""
+    o = drop(m.board, [3])
+    for s, label in enumerate(G.labels):
+        flow.on_event(SwitchEvent(1.0, label, "LR"[o.board.codes[s] & 1]), 1.0)
+    flow.on_event(SwitchEvent(1.1, "R2S1", "mid"), 1.1)  # between sides: no word on where it is
+    believed = bytearray(o.board.codes)
+    for label in ("R3S4", "R4S4", "R2S1"):
+        believed[G.labels.index(label)] ^= 1
+    believed[G.labels.index("R5S3")] |= 2  # a resting coin the explanation supposes: nothing senses it
+    finding = type("F", (), {"say": "R3S4's hall sensor reads wrong."})()
+    rep = DropReport(drop=1, entry=3, entry_seen=True, t=1.0, expected_exits=o.exits, observed_exits=o.exits,
+                     verdict="mismatch", diagnosis=[finding], state=BoardState(G, bytes(believed)).rows(),
+                     scored_exits=o.exits)
+    flow.on_report(rep, 2.0)
+    assert flow.mode == "mismatch"
+    return o.board, bytes(believed)
+
+
+def test_board_is_right_believes_the_switches_as_the_halls_read_them():
+    flow = make_flow()
+    m = started(flow)
+    sensed, believed = _sensed_and_believed(flow, m)
+    assert m.board.codes == believed
+    kinds(flow)
+    choose(flow, "Board is right", 3.0)
+    assert flow.mode == "turn"
+    want = bytearray(sensed.codes)
+    want[G.labels.index("R5S3")] |= 2  # the supposed coin stays: the players said nothing of pads
+    r2s1 = G.labels.index("R2S1")
+    want[r2s1] = believed[r2s1]  # a rocker between sides keeps its believed side
+    assert bytes(m.board.codes) == bytes(want)
+    beliefs = [e for e in flow.effects if e.kind == fx.BELIEF]
+    assert len(beliefs) == 1 and bytes(beliefs[0].data.codes) == bytes(want)  # the reconciler is told too
+    assert beliefs[0].halls_right  # and that the halls are right: it keeps an explanation that agrees with them
+    assert any(e.get("do") == "board" for e in m.log)  # journalled: a restart believes it too
+
+
+def test_board_is_right_without_hall_sensors_keeps_the_explained_board():
+    flow = TableFlow(G, Choices(), new_seed=lambda: 1234, read_board=lambda: BoardState.parse(FLAT), has_halls=False)
+    m = started(flow)
+    _, believed = _sensed_and_believed(flow, m)
+    kinds(flow)
+    choose(flow, "Board is right", 3.0)
+    assert flow.mode == "turn" and bytes(m.board.codes) == believed
+    assert not [e for e in flow.effects if e.kind == fx.BELIEF]
+
+
 def _to_the_last_drop(flow):
     """A clock-off match played with healthy drops until the next coin ends it; that coin's entry."""
     import copy
@@ -326,3 +375,42 @@ def test_a_mismatched_last_drop_ends_the_match_only_once_it_is_answered(answer):
     flow.tick(now + 70)
     flow.on_action("select", now + 71)
     assert flow.mode == "result" and not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
+
+
+def test_a_second_coin_while_the_turns_coin_falls_is_out_of_turn_not_the_next_players_drop():
+    # the newcomer's keyboard: 3 then 5 while the first coin still fell (coindrel sim --players keyboard,hard)
+    flow = make_flow(clock="off")
+    m = started(flow)
+    flow.on_entry(2, 5.0)
+    flow.on_entry(4, 5.2)  # extra coin, Ann's coin still falling
+    first = report_for(m, 2, 1)
+    flow.on_report(first, 6.0)
+    assert len(m.results) == 1 and m.results[0].player == 1 and m.to_move == 2
+    after_first = BoardState.parse(first.state)
+    second = drop(after_first, [4])
+    flow.on_report(DropReport(drop=2, entry=4, entry_seen=True, t=5.2, expected_exits=second.exits,
+                              observed_exits=second.exits, state=second.board.rows(),
+                              scored_exits=second.exits), 6.5)
+    assert len(m.results) == 1, "the extra coin must not be scored as Bo's turn"
+    assert m.to_move == 2 and m.phase == "turn" and m.totals == (m.results[0].points, 0)
+    assert m.board.text() == second.board.text(), "the board follows what the extra coin did"
+    note = flow.view(6.6)
+    assert isinstance(note, MessageView) and note.alert and "Out of turn" in note.text and "to drop" in note.text
+    # Bo's own coin is Bo's turn, and the log replays to the same match
+    flow.on_action("select", 7.0)
+    flow.on_entry(1, 8.0)
+    flow.on_report(report_for(m, 1, 3), 9.0)
+    assert [r.player for r in m.results] == [1, 2]
+    from coindrel.engine import Match
+    again = Match.replay(list(m.log))
+    assert again.totals == m.totals and again.board.text() == m.board.text()
+
+
+def test_a_coin_after_the_turns_coin_was_scored_is_the_next_players_drop():
+    flow = make_flow(clock="off")
+    m = started(flow)
+    flow.on_entry(2, 5.0)
+    flow.on_report(report_for(m, 2, 1), 6.0)
+    flow.on_entry(4, 6.5)
+    flow.on_report(report_for(m, 4, 2), 7.0)
+    assert [r.player for r in m.results] == [1, 2] and flow.mode == "turn"

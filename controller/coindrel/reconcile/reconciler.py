@@ -196,10 +196,25 @@ class Reconciler:
     def health(self):
         return self.tracker.report(marginals(self.worlds), self.timing, self.sensors, self.geometry)
 
-    def reset(self, state: BoardState, keep_faults: bool = True) -> None:
-        """The match set the board (new match, undo): believe ``state`` now."""
+    def reset(self, state: BoardState, keep_faults: bool = True, halls_right: bool = False) -> None:
+        """The match set the board (new match, undo): believe ``state`` now.
+        ``halls_right``: the players said the board is right, and ``state``
+        has its switches as the halls read them, so no hall is faulty."""
         self.flush()
+        if halls_right and keep_faults:
+            # The explanations held as less likely that agree with the halls
+            # (e.g. a stuck rocker against a lying hall) are the ones left:
+            # they know the resting coins, which nothing senses.
+            sides = [c & PAD_R for c in state.codes]
+            agree = [w for w in self.worlds if [c & PAD_R for c in w.codes] == sides
+                     and not any(f.name == catalog.HALL_FAULT for f in w.faults)]
+            if agree:
+                top = agree[0].logw
+                self.worlds = [World(self.geometry, w.codes, w.faults, w.logw - top, w.jammed, w.story) for w in agree]
+                return
         faults = self.worlds[0].faults if keep_faults else frozenset()
+        if halls_right:
+            faults = frozenset(f for f in faults if f.name != catalog.HALL_FAULT)
         self.worlds = [World(self.geometry, state.codes, faults)]
 
     # -- inside ------------------------------------------------------------------------
@@ -318,7 +333,7 @@ class Reconciler:
         return d is not None and not d.new
 
     def _plain(self, obs, prev: World, finding: Finding) -> list[DropReport]:
-        codes = fallback_codes(self.physics, obs, prev)
+        codes = fallback_codes(self.physics, obs, prev, self.sensors.halls)
         self.worlds = [World(self.geometry, codes, prev.faults, 0.0, prev.jammed, prev.story)]
         reports = plain_reports(self.physics, obs, prev.codes, finding, self.drops + 1, codes)
         self.drops += sum(1 for r in reports if r.drop is not None)

@@ -117,13 +117,18 @@ def stray_report(physics, obs, best, found, ok: bool, ranked, final_codes: bytes
     )
 
 
-def fallback_codes(physics, obs, world) -> bytes:
+def fallback_codes(physics, obs, world, halls: bool = True) -> bytes:
     """The belief when a group cannot be checked: the engine's prediction with
-    every trusted hall's final side taken over."""
+    every trusted hall's final side taken over. That is every hall, not only
+    those heard from in the group: a quiet hall says its rocker did not move
+    (a coin that went elsewhere than predicted, e.g. past a stuck switch), and
+    a flip whose event was lost is the reconnect's snapshot to find
+    (table/resync.py compares it with these readings). Without halls, the
+    prediction is all there is."""
     idx = world.index
     codes = bytearray(world.codes)
     physics.run(codes, physics.starts([e for _, e in obs.entries]), physics.table(idx.stuck, idx.slips, idx.jams))
-    for s in obs.active:
+    for s in (range(len(codes)) if halls else obs.active):
         side = obs.settled_final(s)
         if side is not None and codes[s] != HOLE and s not in idx.halls:
             codes[s] = (codes[s] & ~PAD_R & 0xFF) | side

@@ -101,13 +101,14 @@ class DiagnosisMixin:
         done.add_done_callback(lambda f: f.exception() is None and setattr(self, "_faults", f.result()))
         return list(getattr(self, "_faults", []))
 
-    def _believe(self, board: BoardState, match: Match | None = None) -> None:
-        """The match set the board (a new match, an undo, a drop scored as predicted)."""
+    def _believe(self, board: BoardState, match: Match | None = None, halls_right: bool = False) -> None:
+        """The match set the board (a new match, an undo, a drop scored as
+        predicted, the players' "Board is right": ``halls_right``)."""
         self._reconciler_for(match or self.flow.match)
         if self._diag is not None:
-            self._diag.reset(board)
+            self._diag.reset(board, halls_right=halls_right)
         else:
-            self.reconciler.reset(board)
+            self.reconciler.reset(board, halls_right=halls_right)
 
     def _expect(self, expecting: bool) -> None:
         if self._diag is not None:

@@ -26,9 +26,12 @@ class DropInputs:
         m = self.match
         if m is None or m.over:
             return  # the reconciler reports it as a coin outside any drop
+        # the turn's coin went in and is not yet reported: this one is a second coin in the same turn
+        extra = m.phase == PHASE_FALLING and any(c[0] is m and not c[2] for c in self.coins_in)
+        self.coins_in.append((m, entry, extra, m.setup.players[m.to_move - 1]))
         if self.coin_mode is None:
             self.coin_mode = self.mode  # out of turn unless the table was waiting for a drop
-        if m.phase != PHASE_FALLING:
+        if not extra:
             self.falling_entry = entry
         self.falling_since = now
         if self.mode is Mode.REVEAL and m.phase == PHASE_REVEAL:
@@ -36,7 +39,7 @@ class DropInputs:
             self._go(Mode.TURN, now)
         m.coin_seen(now)
         self._emit(fx.Led(entry, "off"))
-        if self.computer is not None and not self.has_dropper:
+        if self.computer is not None and not self.has_dropper and not extra:
             as_asked, lines = self.computer.confirm(entry)
             if not as_asked:
                 self._note(MessageView("Not my entry", "\n".join(lines), alert=True), now)
@@ -60,6 +63,10 @@ class DropInputs:
                 if belief.codes != m.board.codes:
                     where = ", ".join(seen_text(e) for e in report.events[:3]) or "the board"
                     m.set_board(belief, f"changed outside a drop: {where}", now)
+            return
+        extra = self._extra_coin(report)
+        if extra is not None:
+            self._score_extra(report, extra, now)
             return
         coin_screen = self.screen_of(self.coin_mode or self.mode)
         self.coin_mode = None
@@ -85,6 +92,40 @@ class DropInputs:
             self._emit(fx.Sound("score" if result.points else "nothing"))
         self._after_drop(result, now)
 
+    def _extra_coin(self, report):
+        """The dropper's name if the reported coin is a second one that went in
+        while its turn's coin still fell, else None. Reports come in the order
+        the coins went in; queued coins before this one were lost by the board."""
+        queue = [c for c in self.coins_in if c[0] is self.match]
+        if not report.entry_seen:
+            self.coins_in = queue
+            return None
+        for k, (_, entry, extra, who) in enumerate(queue):
+            if entry == report.entry:
+                self.coins_in = queue[k + 1:]
+                return who if extra else None
+        self.coins_in = queue
+        return None
+
+    def _score_extra(self, report, who: str, now: float) -> None:
+        """A second coin in one turn is out of turn (rules.md §1: one coin a
+        turn): the board follows what it did, it scores for nobody, and the
+        player to move still has their own turn. The players are told, so a
+        coin that was meant as the next turn can be dropped again."""
+        m = self.match
+        if report.state:
+            belief = BoardState.parse(report.state, self.geometry)
+            if belief.codes != m.board.codes:
+                m.set_board(belief, f"extra coin in {entry_label(report.entry)} while {who}'s coin fell "
+                                    f"(out of turn, scored nothing)", now)
+        exits = tuple(report.scored_exits if report.scored_exits is not None else report.observed_exits)
+        where = " ".join(str(x + 1) for x in sorted(exits)) or "none"
+        nxt = "" if m.over else f" {m.setup.players[m.to_move - 1]} to drop."
+        self._note(MessageView("Extra coin", f"Out of turn: a second coin in {entry_label(report.entry)} while "
+                               f"{who}'s coin fell. It scores nothing (exits {where}); the board follows it.{nxt}",
+                               alert=True), now)
+        self._emit(fx.Sound("mismatch"))
+
     def coin_unaccounted(self, now: float) -> None:
         """A coin went in, but its drop never came back from the board (the
         hub lost the events: unplugged, reset, a restart while it fell). The
@@ -93,6 +134,7 @@ class DropInputs:
         check it; a coin whose entry is unknown gives the turn back."""
         m, entry = self.match, self.falling_entry
         self.coin_mode, self.falling_entry = None, None
+        self.coins_in = []  # the board lost what was falling; its extra coins with it
         if entry is None:
             m.coin_lost(now)
             self._note(MessageView("Coin lost", "A coin went in, but the board lost it. Drop again.", alert=True), now)

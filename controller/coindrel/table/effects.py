@@ -82,6 +82,7 @@ class Belief(Effect):
 
     kind: ClassVar[Kind] = Kind.BELIEF
     board: Any  # an engine BoardState
+    halls_right: bool = False  # the players vouched for the board as its hall sensors read it
 
     @property
     def data(self):

@@ -81,6 +81,9 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.coin_mode: str | None = None  # the mode the table was in when the falling coin went in
         self.falling_entry: int | None = None  # where the coin now falling went in (None: not seen)
         self.falling_since = 0.0
+        # coins seen going in, in order, not yet reported: (match, entry, extra), extra being a second
+        # coin in while the turn's coin still fell (out of turn: it is not the next player's drop)
+        self.coins_in: list[tuple] = []
         self.dropped_t = float("-inf")  # when the dropper last fired
         self.diagnosis = None  # the mismatch on screen (a DiagnosisView)
         self.restore: list[HandStep] = []

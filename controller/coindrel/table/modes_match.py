@@ -11,7 +11,7 @@ from enum import Enum
 from ..buttons import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from ..display import (MenuItem, MenuView, MessageView, TextView, match_result_view, match_view, reveal_view,
                        round_result_view)
-from ..engine import PHASE_REVEAL, PHASE_TURN
+from ..engine import HOLE, PAD_R, PHASE_REVEAL, PHASE_TURN, BoardState
 from . import effects as fx
 from .modes import Mode, Screen
 from .paging import choose_on_notice
@@ -172,13 +172,33 @@ class Mismatch(Screen):
         if answer is Answer.CORRECT:
             flow._start_correction(now)
             return
+        m = flow.match
+        sensed = board_as_sensed(m.board, flow.halls) if flow.has_halls else None
+        if sensed is not None:
+            # The players vouch for the board as it stands: its switches are
+            # where the hall sensors say, whatever the explanation supposed
+            # (resting coins are sensed by nothing: they stay as believed).
+            m.set_board(sensed, "Board is right: the switches as the hall sensors read them", now)
+            flow._emit(fx.Belief(m.board, halls_right=True))
         flow._resume("mismatch", now)
         flow._resume("player", now)  # a coin while paused: the players are playing again
-        m = flow.match
         flow._go(Mode.ROUND_RESULT if m.over or m.phase == PHASE_REVEAL else Mode.TURN, now)
 
     def view(self, flow, now):
         return flow.diagnosis
+
+
+def board_as_sensed(board, halls: dict):
+    """``board`` with every switch turned to the side its hall last read
+    (``halls``: switch number -> L, R, mid, none); None when that changes nothing.
+    A switch between sides, taken out, or not read yet keeps its believed side."""
+    codes = bytearray(board.codes)
+    for s, pos in halls.items():
+        if pos in ("L", "R") and codes[s] != HOLE:
+            codes[s] = (codes[s] & ~PAD_R & 0xFF) | (pos == "R")
+    if bytes(codes) == bytes(board.codes):
+        return None
+    return BoardState(board.geometry, codes)
 
 
 class Correct(Screen):
