@@ -343,7 +343,10 @@ def _to_the_last_drop(flow):
         trial.coin_seen()
         return trial.play(entry).over
 
+    steps = 0
     while not (m.phase == "turn" and ends(n % 8)):
+        steps += 1
+        assert steps < 400, f"no way to the last drop: mode {flow.mode}, phase {m.phase}"
         if flow.mode in ("reveal", "round-result"):
             flow.on_action("select", now)
             continue
