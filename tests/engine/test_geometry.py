@@ -112,3 +112,19 @@ def test_labels_and_lookups():
     for bad in ("R6S1", "R2S8", "X1", 99):
         with pytest.raises(ValueError):
             G.index(bad)
+
+
+def test_a_copy_of_a_geometry_is_the_geometry_and_leaves_its_caches_behind():
+    """Found in CI: a deepcopy of a match copied the geometry's cached fault
+    topologies (hundreds, after the reconciler tests ran in the same process),
+    and a test that tried drops on copies timed out."""
+    from coindrel.engine import Match, MatchSetup, SwitchStuck
+    from coindrel.engine.tables import topology
+
+    g = standard_geometry()
+    for r in range(1, 6):
+        topology(g, [SwitchStuck(f"R{r}S1")])
+    assert copy.copy(g) is g and copy.deepcopy(g) is g
+    m = Match(MatchSetup(seed=3))
+    twin = copy.deepcopy(m)
+    assert twin.geometry is m.geometry and twin.board is not m.board and twin.board == m.board

@@ -106,6 +106,15 @@ class Geometry(_Frozen):
     def __repr__(self) -> str:
         return f"Geometry(name={self.name!r}, lanes={self.lanes}, rows={self.row_sizes})"
 
+    # Immutable, equal only to itself: a copy is the geometry. Copying it would
+    # also copy every topology cached beside it (up to 512 fault tables once a
+    # reconciler has run), so a deepcopy of a match took minutes in a long process.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
     def _derive(self) -> None:
         specs = [s for row in self.rows for s in row]
         n = len(specs)
