@@ -7,21 +7,11 @@ allowance included)."""
 import asyncio
 import signal
 
-import pytest
-
-from .support import Mosquitto, SimTable, until
-from .test_broker import TABLES, Rig
+from .support import TABLES, Rig, SimTable, until
 
 OUTAGE = 30.0  # seconds of real time the broker is away: the scenario, not a wait for something
 PACE = 0.1  # seconds between one table's drops: a fast simulated table
 BACKLOG = 260  # drops a table makes while the broker is away, at least (a slow machine takes longer than 30 s)
-
-
-@pytest.fixture
-def broker(tmp_path):
-    b = Mosquitto(tmp_path / "broker", users=[*TABLES, "club", "homeassistant"]).start()
-    yield b
-    b.stop()
 
 
 def test_a_broker_away_30_s_mid_match_loses_nothing_and_repeats_nothing(broker, tmp_path):
