@@ -244,6 +244,15 @@ class Rig:
         self.tasks.append(asyncio.create_task(link.run()))
         return link
 
+    async def begin_matches(self, tables, drops: int = 5) -> None:
+        """Each of ``tables`` (those of ``TABLES``, in order) begins a match and
+        drops ``drops`` coins; back once the club has stored them all."""
+        for t in tables:
+            t.new_match()
+            for _ in range(drops):
+                t.drop()
+        await until(lambda: all(len(self.store.drops(n)) == drops for n in TABLES[:len(tables)]), self.club)
+
     async def __aexit__(self, *exc):
         for link in self.links.values():
             link.stop()

@@ -34,11 +34,7 @@ def test_a_broker_stopped_mid_match_and_a_table_restarted_lose_no_result(broker,
         async with Rig(broker, tmp_path) as rig:
             links = [rig.link(n) for n in TABLES]
             tables = [SimTable(link, seed=100 + i) for i, link in enumerate(links)]
-            for t in tables:
-                t.new_match()
-                for _ in range(5):
-                    t.drop()
-            await until(lambda: all(len(rig.store.drops(n)) == 5 for n in TABLES), rig.club)
+            await rig.begin_matches(tables)
             broker.stop(signal.SIGTERM)
             for t in tables:  # play on while the broker is away
                 while not t.match.over:

@@ -23,11 +23,7 @@ def test_a_broker_away_30_s_mid_match_loses_nothing_and_repeats_nothing(broker, 
                 links.append(rig.link(n))
                 links[-1]._backoff = (0.5, 8.0)
             tables = [SimTable(link, seed=300 + i) for i, link in enumerate(links)]
-            for t in tables:
-                t.new_match()
-                for _ in range(5):
-                    t.drop()
-            await until(lambda: all(len(rig.store.drops(n)) == 5 for n in TABLES), rig.club)
+            await rig.begin_matches(tables)
             broker.stop(signal.SIGTERM)
             loop = asyncio.get_running_loop()
             end = loop.time() + OUTAGE
