@@ -33,6 +33,23 @@ class HubSettings:
     link_options: Mapping[str, Any] = field(default_factory=dict)
 
 
+def _pyserial_knows(scheme: str) -> bool:
+    """Whether ``serial_for_url`` has a handler for ``scheme://`` (looked up, not opened)."""
+    import importlib.util
+
+    import serial
+
+    if not scheme.isidentifier():
+        return False
+    for package in serial.protocol_handler_packages:
+        try:
+            if importlib.util.find_spec(f"{package}.protocol_{scheme}") is not None:
+                return True
+        except ImportError:
+            continue
+    return False
+
+
 class HubSource(BoardSource, Calibrating, RawStreaming):
     name = "hub"
     summary = "the sensor hub on USB serial (or a pty / socket:// URL speaking its protocol)"
@@ -54,6 +71,11 @@ class HubSource(BoardSource, Calibrating, RawStreaming):
         url = section.str("url", DEFAULT_URL)
         if not url.strip():
             section.fail("url", f"is empty; write the hub's port, e.g. \"{DEFAULT_URL}\" or \"socket://127.0.0.1:8888\"")
+        scheme = url.partition("://")[0] if "://" in url else None
+        if scheme is not None and not _pyserial_knows(scheme):
+            section.fail("url", f"starts {scheme}://, a kind of port pyserial does not know; write the hub's device "
+                                f"(\"{DEFAULT_URL}\", /dev/ttyACM0) or a URL such as \"socket://127.0.0.1:8888\" "
+                                "or \"rfc2217://HOST:PORT\"")
         path = section.str("channel_map", "builtin")
         try:
             channel_map = load_channel_map(None if path == "builtin" else path)
