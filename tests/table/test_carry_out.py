@@ -12,8 +12,10 @@ from coindrel.table.carry_out import HANDLERS, EffectsMixin, carries
 
 
 def effect_classes(cls=fx.Effect):
+    """The package's effect classes (a test's toy effect may still be alive)."""
     for sub in cls.__subclasses__():
-        yield sub
+        if sub.__module__.startswith("coindrel."):
+            yield sub
         yield from effect_classes(sub)
 
 
