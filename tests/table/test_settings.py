@@ -127,8 +127,7 @@ def test_a_board_file_relative_to_the_configuration(tmp_path):
     ("[board]\nhub = 3", ["[board] hub", "must be a table"]),
     ("[board.serial]\nport = \"/dev/x\"", ["[board] has unknown key(s) serial"]),
     ("[board]\nsource = \"hub\"\n[board.hub]\nurl = \"nonsense://x\"",
-     ["[board.hub] url", "nonsense://", "pyserial does not know", "socket://127.0.0.1:8888"]),
-    ("[board]\nsource = \"hub\"\n[board.hub]\nurl = \"so cket://x\"", ["[board.hub] url", "so cket://"]),
+     ["[board.hub] url", "pyserial has no nonsense:// ports", "socket://"]),
 ])
 def test_mistakes_name_the_key_and_the_fix(text, needles):
     msg = fails(text, *needles)
