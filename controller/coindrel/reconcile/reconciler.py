@@ -22,7 +22,7 @@ from ..engine import catalog
 from ..engine import BoardState, Geometry, Variants, standard_geometry
 from ..engine.core import HOLE, PAD_R
 from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
-from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior
+from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior, provenance
 from .faults import EventsLost, is_persistent
 from .grouping import Group, Predictor
 from .health import HealthTracker
@@ -275,6 +275,7 @@ class Reconciler:
         self._count(best)
         found = [self._rated(f) for f in findings(ranked, prev)]
         self.worlds = next_worlds(ranked, self.geometry)
+        provenance(self.worlds, self.physics)
         self._prove(best)
         order = drop_times(obs, best, self.timing.chatter_window)
         if not order:
