@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .faults import FIXED, INTERMITTENT, Unexplained, is_persistent, say
+from .faults import FIXED, INTERMITTENT, SwitchUnseated, Unexplained, is_persistent, say
 from ..engine.core import COIN, HOLE
 from .world import World, merge_jams, normalise
 
@@ -107,7 +107,10 @@ def successors(cand, geometry) -> list[World]:
     jammed = merge_jams(cand.world.jammed, cand.trace.jams, getattr(cand, "cleared", ()))
     codes = bytes(cand.trace.codes)
     logp = cand.logp
-    story = (cand.world.story + tuple(f for f in cand.new_faults() if not is_persistent(f)))[-STORY:]
+    # An unseated rocker that a coin's flip seated again was a one-off knock:
+    # the story remembers it, so a later revision sees it confirmed, not gone.
+    reseated = tuple(f for f in d.fixed if isinstance(f, SwitchUnseated))
+    story = (cand.world.story + tuple(f for f in cand.new_faults() if not is_persistent(f)) + reseated)[-STORY:]
     if not d.unshown:
         out = [World(geometry, codes, frozenset(faults), logp, jammed, story)]
     else:
