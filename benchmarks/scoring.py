@@ -152,12 +152,17 @@ def virtual_truth(lines: list[dict], events: list[dict] = ()) -> list[dict]:
             # A coin put on or taken off a pad: it shows at the first drop whose
             # true outcome differs from what the board without that change does.
             acted = _first_unlike(f, drops)
-        if not acted and f["fault"] in catalog.CATALOG and not catalog.row(f["fault"]).sensor:
+        if not acted and f["fault"] in catalog.CATALOG and catalog.row(f["fault"]).asif is catalog.AsIf.BELIEF:
             # A changed board state (no drop marked): it shows when a coin next meets that switch.
+            # (A physical fault that never acted on a coin changed nothing: it is not exercised.)
             acted = [d for d in drops if d["t"] > f["t"] and (f["where"] in d.get("flips", {}) or f["where"] in d.get("rested", []))][:1]
         first = acted[0] if acted else None
         # Readings of that switch changing at once (a hand, a hall going wrong).
-        shown = next((e["t"] for e in events if e.get("switch") == f["where"] and f["t"] - 1e-6 <= e["t"] <= f["t"] + 0.6), None)
+        # A physical fault (the catalog's kind: it changes what coins do) moves
+        # no reading by itself: a coin passing that switch just then is its drop's.
+        physical = f["fault"] in catalog.CATALOG and catalog.row(f["fault"]).asif is catalog.AsIf.PHYSICS
+        shown = None if physical else next(
+            (e["t"] for e in events if e.get("switch") == f["where"] and f["t"] - 1e-6 <= e["t"] <= f["t"] + 0.6), None)
         starts = [t for t in (strays[0]["t"] if strays else None, shown) if t is not None]
         if starts and (first is None or min(starts) < first["t"]):
             row["first_effect"] = min(starts)

@@ -1,0 +1,33 @@
+"""The benchmark scorer's reading of the virtual board's truth: a fault's
+first wrong drop is one it acted on (benchmarks/scoring.py)."""
+
+from benchmarks import scoring
+
+
+def _drop(n, t, entry, faults=(), flips=None):
+    flips = flips or {"R2S6": 1}
+    return {"kind": "drop", "drop": n, "t": t, "t_end": t + 0.5, "entry": entry, "exits": [], "flips": flips,
+            "engine": {"exits": [], "flips": dict(flips) if not faults else {}}, "rested": [], "missed": [], "faults": list(faults)}
+
+
+def test_a_physical_fault_that_never_acted_on_a_coin_is_not_exercised():
+    truth = [{"kind": "fault", "id": 1, "fault": "pad_not_holding", "where": "R2S6", "t": 25.0},
+             _drop(1, 26.0, 7), _drop(2, 28.0, 7)]
+    events = [{"t": 26.2, "kind": "switch", "switch": "R2S6", "pos": "mid"}]
+    (f,) = scoring.faults_of(scoring.virtual_truth(truth, events))
+    assert "first_drop" not in f and "first_effect" not in f
+
+
+def test_a_coin_passing_a_physical_fault_as_it_starts_is_not_its_first_effect():
+    # The fault starts while drop 1's coin flips R2S6; it acts on drop 2.
+    truth = [{"kind": "fault", "id": 1, "fault": "switch_stuck", "where": "R2S6", "t": 25.0},
+             _drop(1, 24.9, 7), _drop(2, 28.0, 7, faults=[1])]
+    events = [{"t": 25.1, "kind": "switch", "switch": "R2S6", "pos": "mid"}]
+    (f,) = scoring.faults_of(scoring.virtual_truth(truth, events))
+    assert f.get("first_drop") == 2 and "first_effect" not in f
+
+
+def test_a_hand_shows_at_once_and_a_coin_put_on_a_pad_shows_where_a_coin_meets_it():
+    hand = [{"kind": "fault", "id": 1, "fault": "moved_by_hand", "where": "R2S6", "t": 25.0}, _drop(1, 28.0, 7)]
+    (f,) = scoring.faults_of(scoring.virtual_truth(hand, [{"t": 25.2, "kind": "switch", "switch": "R2S6", "pos": "mid"}]))
+    assert f.get("first_effect") == 25.2
