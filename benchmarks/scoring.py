@@ -60,6 +60,15 @@ def _evidence(fault: dict, coins: list[dict], where: list, records: list[dict]):
         if i is None:
             return None
         if where[i] is not None:
+            # Named earlier: a coin it acted on before its first wrong drop
+            # (whose sensed difference looked like something healthy, a
+            # double for a repeated count) whose record already flagged it.
+            key = _key(fault)
+            for j in range(i):
+                k = where[j]
+                if fault.get("id") in coins[j].get("acted", ()) and k is not None and records[k].get("verdict") == "mismatch" \
+                        and key in [_key(d) for d in records[k].get("diagnosis", [])]:
+                    return k
             return where[i]
         t = coins[i]["t"]  # no record of that coin (its entry beam missed it and nothing showed): the next record
         return next((k for k, r in enumerate(records) if r.get("t", -1) >= t - 0.01 and r.get("verdict") != "revised"), None)

@@ -31,3 +31,19 @@ def test_a_hand_shows_at_once_and_a_coin_put_on_a_pad_shows_where_a_coin_meets_i
     hand = [{"kind": "fault", "id": 1, "fault": "moved_by_hand", "where": "R2S6", "t": 25.0}, _drop(1, 28.0, 7)]
     (f,) = scoring.faults_of(scoring.virtual_truth(hand, [{"t": 25.2, "kind": "switch", "switch": "R2S6", "pos": "mid"}]))
     assert f.get("first_effect") == 25.2
+
+
+def _rec(drop, t, entry, verdict, diag=()):
+    return {"drop": drop, "t": t, "entry": entry, "verdict": verdict, "diagnosis": [{"fault": f, "where": w} for f, w in diag]}
+
+
+def test_a_fault_named_on_a_coin_it_acted_on_before_its_first_wrong_drop_is_caught_there():
+    truth = [{"kind": "coin", "drop": 1, "t": 10.0, "entry": 5, "acted": [1]}, {"kind": "coin", "drop": 2, "t": 12.0, "entry": 3, "acted": []},
+             {"kind": "coin", "drop": 3, "t": 14.0, "entry": 5, "acted": [1]},
+             {"kind": "fault", "id": 1, "fault": "entry_sensor_chatter", "where": "entry 5", "t": 9.0, "first_drop": 3}]
+    named = [_rec(1, 10.0, 5, "mismatch", [("entry_sensor_chatter", "entry 5")]), _rec(2, 12.0, 3, "ok"), _rec(3, 14.0, 5, "ok")]
+    (res,) = scoring.score_faults(named, truth)
+    assert res["flagged"] and res["top1_first"]
+    other = [_rec(1, 10.0, 5, "mismatch", [("switch_stuck", "R1S5")]), _rec(2, 12.0, 3, "ok"), _rec(3, 14.0, 5, "ok")]
+    (res,) = scoring.score_faults(other, truth)
+    assert not res["flagged"]  # flagged for something else: its first wrong drop's record speaks
