@@ -79,11 +79,18 @@ def _evidence(fault: dict, coins: list[dict], where: list, records: list[dict]):
     # ``t_end``), else the first record after it.
     live = [(k, r) for k, r in enumerate(records) if r.get("verdict") != "revised"]
     inside = next((k for k, r in live if r.get("t", 1e18) - 0.01 <= t <= r.get("t_end", r.get("t", -1)) + 0.01), None)
-    if inside is not None:
-        # One group is one reconciliation: its flagged record, if any, speaks for it.
-        group = [k for k, r in live if k >= inside and r.get("t_end") == records[inside].get("t_end")]
-        return next((k for k in group if records[k].get("verdict") == "mismatch"), inside)
-    return next((k for k, r in live if t - 0.01 <= r.get("t", -1) <= t + 3.0), None)
+    if inside is None:
+        # A record's ``t`` is its coin's entry; a group can start earlier (a
+        # hand's flip the coin then joined): the first record after it whose
+        # group ran on past it is that group's.
+        inside = next((k for k, r in live if t - 0.01 <= r.get("t", -1) <= t + 3.0), None)
+        if inside is None:
+            return None
+        if records[inside].get("t_end", -1) < t:
+            return inside
+    # One group is one reconciliation: its flagged record, if any, speaks for it.
+    group = [k for k, r in live if k >= inside and r.get("t_end") == records[inside].get("t_end")]
+    return next((k for k in group if records[k].get("verdict") == "mismatch"), inside)
 
 
 def score_faults(records: list[dict], truth: list[dict]) -> list[dict]:

@@ -47,3 +47,15 @@ def test_a_fault_named_on_a_coin_it_acted_on_before_its_first_wrong_drop_is_caug
     other = [_rec(1, 10.0, 5, "mismatch", [("switch_stuck", "R1S5")]), _rec(2, 12.0, 3, "ok"), _rec(3, 14.0, 5, "ok")]
     (res,) = scoring.score_faults(other, truth)
     assert not res["flagged"]  # flagged for something else: its first wrong drop's record speaks
+
+
+def test_a_hand_a_coin_then_joined_is_judged_by_that_group_s_flagged_record():
+    # The hand's flip starts a group at 25.05; a coin goes in at 25.17 and
+    # another at 25.34, both in that group (one t_end); the group's flagged
+    # record names the hand.
+    truth = [{"kind": "coin", "drop": 1, "t": 25.17, "entry": 6, "acted": []}, {"kind": "coin", "drop": 2, "t": 25.34, "entry": 6, "acted": []},
+             {"kind": "fault", "id": 1, "fault": "moved_by_hand", "where": "R3S3", "t": 25.0, "first_effect": 25.05}]
+    records = [_rec(1, 25.17, 6, "ok") | {"t_end": 25.9},
+               _rec(2, 25.34, 6, "mismatch", [("moved_by_hand", "R3S3")]) | {"t_end": 25.9}]
+    (res,) = scoring.score_faults(records, truth)
+    assert res["flagged"] and res["top1_first"]
