@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .faults import FIXED, INTERMITTENT, SwitchUnseated, Unexplained, is_persistent, say
 from ..engine.core import COIN, HOLE
+from .faults import FIXED, INTERMITTENT, SwitchUnseated, Unexplained, is_persistent, say
 from .world import World, merge_jams, normalise
 
 # The weight left for explanations not tried, relative to the best found,
