@@ -247,8 +247,8 @@ class Lockstep:
         self.hub.hold = port is None  # frames wait in the hub until the link has the new port open
         before, plugs = self.hub.session_bytes, self.hub.unplugs
         self.hub.step(self.t)
-        if port is not None and plugs == self.hub.unplugs and self.hub.plugged:
-            n = port.rig_number
+        if port is not None and plugs == self.hub.unplugs and self.hub.plugged and self.hub.session_bytes >= before:
+            n = port.rig_number  # (fewer: the hub came back on a new pty this step; that port is the old one's)
             self.written[n] = self.written.get(n, 0) + self.hub.session_bytes - before
         if plugs != self.hub.unplugs:
             # the reader thread notices the cable went when the machine gets round to it: the link
