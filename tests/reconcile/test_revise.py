@@ -1,13 +1,16 @@
 """Revision records (sensing.md section 4) from the reviser alone: what later
 worlds say about an earlier drop's tied explanations."""
 
+import math
 from types import SimpleNamespace
 
-from coindrel.engine import BoardState, PadNotHolding, standard_geometry
+import pytest
+
+from coindrel.engine import BoardState, Jam, PadNotHolding, standard_geometry
 from coindrel.reconcile.belief import Finding
-from coindrel.reconcile.faults import CoinAdded
+from coindrel.reconcile.faults import CoinAdded, CoinRemoved
 from coindrel.reconcile.revise import Reviser
-from coindrel.reconcile.world import World
+from coindrel.reconcile.world import World, normalise
 
 
 def _report(drop, findings):
@@ -41,3 +44,30 @@ def test_a_leader_still_held_is_not_revised_into_a_tie():
     rev.note(_report(5, [Finding(slip, 0.5), Finding(here, 0.45)]))
     worlds = [World(g, codes, frozenset({slip}), 0.0), World(g, codes, frozenset(), -0.1, story=(here,))]
     assert rev.update(worlds, 9.0) == []
+
+
+def test_a_one_off_assumed_again_later_at_the_same_place_does_not_confirm_the_earlier_drop():
+    g = standard_geometry()
+    codes = BoardState.empty(g).codes
+    taken, jam = CoinRemoved("R5S8"), Jam("R3S8", 1)
+    rev = Reviser(g)
+    rev.note(_report(27, [Finding(taken, 0.5), Finding(jam, 0.45)]))
+    # The jam world (since drop 27) needed that coin taken off again at drop
+    # 37: its story has it, but not as drop 27's explanation.
+    worlds = [World(g, codes, frozenset({jam}), 0.0, story=(taken,), origin={(jam, 27): 1.0, (taken, 37): 1.0}),
+              World(g, codes, frozenset(), math.log(0.01), story=(taken,), origin={(taken, 27): 1.0})]
+    out = rev.update(worlds, 60.0)
+    assert [(x["fault"], x["where"]) for x in out[0].to_json()["diagnosis"]][0] == ("jam", "R3S8 right outlet")
+
+
+def test_two_stories_merged_into_one_world_keep_the_share_of_the_weight_each_had():
+    g = standard_geometry()
+    codes = BoardState.empty(g).codes
+    taken, jam = CoinRemoved("R5S8"), Jam("R3S8", 1)
+    likely = World(g, codes, frozenset({jam}), 0.0, origin={(jam, 27): 1.0})
+    unlikely = World(g, codes, frozenset({jam}), math.log(1 / 9), story=(taken,), origin={(taken, 27): 1.0, (jam, 37): 1.0})
+    (w,) = normalise([likely, unlikely], 6, math.log(1e-5))
+    assert w.story == (taken,)
+    assert w.support(jam, 27) == pytest.approx(0.9) and w.support(jam, 40) == pytest.approx(1.0)
+    assert w.support(taken, 27) == pytest.approx(0.1)
+    assert w.support(CoinRemoved("R1S1"), 27) == 0.0

@@ -89,7 +89,7 @@ class Reviser:
             p.left -= 1
             probs = {}
             for f in p.faults:
-                probs[f] = sum(math.exp(w.logw) for w in worlds if f in w.faults or f in w.story) / total
+                probs[f] = sum(math.exp(w.logw) * w.support(f, p.drop) for w in worlds) / total
             s = sum(probs.values())
             if s <= 0:
                 continue  # no world holds any of them any more: nothing to say
