@@ -9,8 +9,8 @@ coins on its own schedule; ``coindrel run`` plays the match ``coindrel ctl
 new-match`` started; every drop of the journal is compared with the board's
 ``--truth`` (benchmarks/killrig.py). Prints the figures; real time, so one
 run takes about interval x drops. A match is about 50-60 drops: a longer run
-goes on into a new match, and the rig's players do not clear the pads the
-last one left full, so keep one match (``--drops 50``) for clean figures.
+goes on into new matches, the rig's players taking the coins off the pads
+(the board's keyboard) and pressing on when the table asks, as people do.
 """
 
 from __future__ import annotations

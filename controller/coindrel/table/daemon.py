@@ -93,6 +93,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         self.offset_from_journal = False
         self.last_status = ""
         self.reports = 0
+        self.drop_numbers: dict[int, int] = {}  # the reconciler's count of a drop -> the match's (journalled)
         self.failed: str | None = None  # why the table must restart (a journal that cannot save)
         self._poke = asyncio.Event()  # set by every event and press: the loop steps at once
         self._shown = None  # the view on the panel now
@@ -191,6 +192,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         now = self.now()
         for report in self._finished_reports():
             self.reports += 1
+            report = self._numbered(report)
             if self.journal is not None:
                 self._save(self.journal.verdict, report)
             self.flow.on_report(report, now)
@@ -203,6 +205,24 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         if self.outputs is not None:
             self.outputs.tick(now)
         self._status()
+
+    def _numbered(self, report):
+        """``report`` with the match's drop numbers: the reconciler counts its
+        own drops (from 1 again after a restart, and past coins that scored
+        nothing), while a player, the journal and a revision mean the match's."""
+        import dataclasses
+
+        revises = getattr(report, "revises", None)
+        if revises is not None:
+            if revises in self.drop_numbers:
+                report = dataclasses.replace(report, revises=self.drop_numbers[revises])
+            return report
+        m = self.flow.match
+        if report.drop is None or m is None or m.over or self.flow.is_extra_coin(report):
+            return report
+        number = len(m.results) + 1
+        self.drop_numbers[report.drop] = number
+        return report if number == report.drop else dataclasses.replace(report, drop=number)
 
     def _check_falling(self, now: float) -> None:
         """A coin that went in must come back as a drop; if the board's

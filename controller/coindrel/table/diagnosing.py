@@ -123,6 +123,7 @@ class DiagnosisMixin:
             if self._diag is not None:
                 self._save_timing_on_worker()  # the old one's, before the new one reads it
             self.reconciler = Reconciler(self.geometry, board, variants, sensors=self.sensors)
+            self.drop_numbers = {}  # a new reconciler counts from 1
             if self._diag is not None:
                 self._diag.call(lambda rec, new=self.reconciler: self._restore_timing(new))
             else:
