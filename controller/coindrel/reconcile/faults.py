@@ -136,6 +136,7 @@ class EventsLost(Fault):
 class Unexplained(Fault):
     """Nothing in the fault table (one or two faults) reproduces the drop."""
 
+    unseen: bool = False  # while pads nobody saw after lost events may hold anything
     name: ClassVar[str] = catalog.UNEXPLAINED
 
     @property
@@ -236,6 +237,8 @@ UNSEEN_PAD = MappingProxyType({
                         "lost (not a hand, not a fault).",
     catalog.COIN_REMOVED: "The coin the controller believed on {where} had gone: it went while the hub's events were "
                           "lost (not a hand, not a fault).",
+    catalog.UNEXPLAINED: "What the board did does not follow from the coins believed on the pads, which nobody could "
+                         "see while the hub's events were lost: check the pads (not a fault).",
 })
 # How likely an unknown pad is to hold what the controller did not expect:
 # the coins that fell unseen rest on, or knock off, pads like any others.

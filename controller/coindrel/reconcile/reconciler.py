@@ -23,7 +23,7 @@ from ..engine import BoardState, Geometry, Variants, standard_geometry
 from ..engine.core import HOLE, PAD_R
 from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
 from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior
-from .faults import EventsLost, is_persistent
+from .faults import EventsLost, Unexplained, is_persistent
 from .grouping import Group, Predictor
 from .health import HealthTracker
 from .observed import Observed, Sensors, observe_events
@@ -275,8 +275,10 @@ class Reconciler:
         if not ranked:
             return self._unexplained(obs, prev)
         best = ranked[0][1]
-        if self.unsure:  # the pads this drop's coins reached (or its explanation changed) are known again
-            self.unsure -= {a >> 3 for a in best.trace.arrivals} | {m.s for m in best.moves if m.kind in ("add", "remove")}
+        if self.unsure and not any(m.kind in ("add", "remove") and m.s in self.unsure for m in best.moves):
+            # the pads this drop's coins reached fit as believed: known again (an
+            # explanation that changed unseen pads is a guess, and proves none)
+            self.unsure -= {a >> 3 for a in best.trace.arrivals}
         # ok: a healthy board in the believed state does exactly this, and the
         # best explanation needs no fault (two counts 40 ms apart in one entry
         # fit two coins, but one coin and a chattering beam fit better).
@@ -368,4 +370,4 @@ class Reconciler:
         return self._plain(obs, prev, finding)
 
     def _unexplained(self, obs, prev) -> list[DropReport]:
-        return self._plain(obs, prev, Finding(UNEXPLAINED.fault, 1.0))
+        return self._plain(obs, prev, Finding(Unexplained(True) if self.unsure else UNEXPLAINED.fault, 1.0))
