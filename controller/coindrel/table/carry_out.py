@@ -52,7 +52,7 @@ class EffectsMixin:
         elif e.kind == fx.NEW_MATCH:
             self._new_match(e.data)
         elif e.kind == fx.BELIEF:
-            self._believe(e.data, halls_right=e.halls_right)
+            self._believe(e.data, halls_right=e.halls_right, pads_checked=e.pads_checked)
         elif e.kind == fx.EXPECT:
             self._expect(bool(e.data))
         elif e.kind == fx.END_MATCH:

@@ -81,6 +81,8 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
             has_beams=bool(caps and (caps.entries or caps.exits)), keyed=keyed or bool(caps and getattr(caps, "keyed", False)),
             reveal_seconds=reveal_seconds,
         )
+        # the pads are asked about once what the hub saw meanwhile is reconciled (modes_pads)
+        self.flow.board_quiet = lambda: not self.awaiting_board and not self.diagnosing
         if display is not None and getattr(display, "size", None):
             self.flow.panel_size = tuple(display.size)  # notices page by what fits on this panel
         self.reconciler = None  # diagnosing.py builds it for the match
@@ -150,6 +152,8 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
                 self.flow.on_link(ev.state == "connected", ev.detail, now)
             elif ev.state == "lost":
                 self._check_losses()
+            elif ev.state == "resync" and self.flow.match is not None and not self.flow.match.over:
+                self.flow.pads_unknown = True  # the hub restarted: what fell meanwhile nobody saw
         elif from_board:
             offset = ev.t - self._clock()
             if self.board_offset is None or self.offset_from_journal:
@@ -254,7 +258,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
             log.error("%s", e)
 
     def _new_match(self, match: Match) -> None:
-        self._believe(match.board, match)
+        self._believe(match.board, match, pads_checked=True)  # the players set the board up
         if self.journal is not None:
             # The last match's journal is still open (no END_MATCH reached the daemon): file it
             # before the next begins, so neither is lost and the store never refuses the new one.

@@ -101,14 +101,20 @@ class DiagnosisMixin:
         done.add_done_callback(lambda f: f.exception() is None and setattr(self, "_faults", f.result()))
         return list(getattr(self, "_faults", []))
 
-    def _believe(self, board: BoardState, match: Match | None = None, halls_right: bool = False) -> None:
+    def _believe(self, board: BoardState, match: Match | None = None, halls_right: bool = False,
+                 pads_checked: bool = False) -> None:
         """The match set the board (a new match, an undo, a drop scored as
-        predicted, the players' "Board is right": ``halls_right``)."""
+        predicted, the players' "Board is right": ``halls_right``; their
+        check of the pads after lost events, or a new match: ``pads_checked``)."""
         self._reconciler_for(match or self.flow.match)
         if self._diag is not None:
             self._diag.reset(board, halls_right=halls_right)
+            if pads_checked:
+                self._diag.call(lambda rec: rec.pads_known())
         else:
             self.reconciler.reset(board, halls_right=halls_right)
+            if pads_checked:
+                self.reconciler.pads_known()
 
     def _expect(self, expecting: bool) -> None:
         if self._diag is not None:
