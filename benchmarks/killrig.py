@@ -221,7 +221,7 @@ class KillRig:
         take the coins off (the board's "c" key) and press, as people do."""
         if not st:
             return
-        if st.get("mode") in ("mismatch", "round-result", "result", "restore", "correct"):
+        if st.get("mode") in ("mismatch", "round-result", "result", "restore", "correct", "check-pads"):
             self.ask({"cmd": "press", "button": "select"})
         elif st.get("phase") == "menu":
             asked = (st.get("message") or {}).get("title")

@@ -32,9 +32,9 @@ def pads_text(match) -> str:
     """What the screen asks, from the match's belief of the pads."""
     g = match.board.geometry
     coins = [g.labels[s] for s in _coins(match)]
-    where = ("Coins rest on " + " ".join(coins) + " only." if coins else "No coin rests on any pad.")
-    return (f"The hub was away: coins may have fallen unseen. Table: {where} If a pad differs, the next drop "
-            "there shows it (not a fault). Press to play on.")
+    where = ("coins on " + " ".join(coins) + " only." if coins else "no coin on any pad.")
+    return (f"Coins may have fallen unseen. Table: {where} A pad that differs shows at its next drop "
+            "(no fault). Press to play on.")
 
 
 def ask_for_pads(flow, now: float) -> bool:
