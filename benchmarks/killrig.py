@@ -32,6 +32,7 @@ FALL = 0.9  # seconds a drop's coins may still be falling after it starts
 
 
 BOOT = 1.0  # seconds a virtual hub takes to come back after power returns
+SETTLED = 4  # seconds the table's status must stay the same, hub connected, before the run is scored
 MATCH_WINDOW = 1.2  # seconds between the board's drop and the time the table's verdict gives it
 
 
@@ -302,16 +303,22 @@ class KillRig:
             time.sleep(0.05)
         deadline = time.monotonic() + settle
         st = None
-        before = None
-        while time.monotonic() < deadline:  # the last drops are reconciled and scored: the same twice
+        before, same = None, 0
+        # the last drops are reconciled and scored, and the snapshot after a last replug too (its
+        # changes close as a group a little later): the same for SETTLED seconds with the hub there
+        while time.monotonic() < deadline:
             st = self.status()
-            if st and st.get("mode") in ("mismatch", "restore", "correct"):
+            if st and st.get("mode") in ("mismatch", "restore", "correct", "check-pads"):
                 self.ask({"cmd": "press", "button": "select"})
+                same = 0
             elif st and st.get("link", {}).get("up"):
                 now = (st.get("reports"), st.get("drops"), st.get("mode"), st.get("board"))
-                if now == before:
+                same = same + 1 if now == before else 0
+                if same >= SETTLED:
                     break
                 before = now
+            else:
+                same = 0
             time.sleep(1.0)
         if self._idle_since is not None:
             self.gaps.append((self._idle_since, float("inf")))

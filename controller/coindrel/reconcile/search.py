@@ -25,16 +25,14 @@ import math
 from ..engine import catalog
 from ..engine import EntrySensorDead, HallFault, Jam, PadNotHolding, SwitchStuck
 from ..engine.core import COIN, HOLE, PAD_R
-from .faults import FIXED, HALL_WAS_WRONG, INTERMITTENT, PRIOR, UNSEEN_PAD_PRIOR, CoinAdded, CoinRemoved, EntrySensorChatter, MovedByHand, SwitchUnseated
+from .faults import FIXED, HALL_WAS_WRONG, INTERMITTENT, PRIOR, CoinAdded, CoinRemoved, EntrySensorChatter, MovedByHand, SwitchUnseated
 from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
 from .sensors import _fault, derive
+from .unseen import COST as UNSEEN_COST, search_unseen
 
 _LOG = {name: math.log(p) for name, p in PRIOR.items()}
-UNSEEN_COST = math.log(UNSEEN_PAD_PRIOR)
-UNSEEN_DEPTH = 5  # pads nobody saw one explanation may change
-UNSEEN_BEAM = 6  # the most likely partial explanations kept at each step
 # How much longer a known hall fault makes us doubt the pad it hides.
 DOUBT_HIDDEN_PAD = math.log(0.2)
 # A pad side a coin has since proven (its cascade fitted) is rarely wrong.
@@ -331,7 +329,7 @@ class Search:
             return self.candidates
         worlds = worlds[:searched]
         if self.unsure:
-            self._unseen_pads(worlds, traces)
+            search_unseen(self, worlds, traces)  # after lost events: several unseen pads first
         singles = []
         for w in worlds:
             for m in self.moves(w, traces[id(w)]):
@@ -354,39 +352,6 @@ class Search:
                     return self.candidates
                 self.evaluate(w, (m1, m2))
         return self.candidates
-
-    def _unseen(self, m) -> bool:
-        return m.kind in ("add", "remove") and m.s in self.unsure
-
-    def _unseen_pads(self, worlds, traces) -> None:
-        """After lost events, first: explanations that change only pads nobody
-        saw (a lost drop's coins may have changed several), one pad more at a
-        time, the most likely few kept at each step; within its share of the
-        budget, so the usual search still runs after it."""
-        frontier = [(0.0, w, (), traces[id(w)]) for w in worlds]
-        limit = self.evaluations + self.budget // 2
-        seen = set()
-        for _depth in range(UNSEEN_DEPTH):
-            nxt = []
-            for _score, w, moves, trace in frontier:
-                for m in self.moves(w, trace, moves):
-                    key = (id(w), frozenset(moves + (m,)))
-                    if not self._unseen(m) or key in seen:
-                        continue
-                    seen.add(key)
-                    if self.evaluations >= limit:
-                        return
-                    trace2, cand = self.evaluate(w, moves + (m,))
-                    if cand is not None:
-                        nxt.append((cand.logp, w, moves + (m,), trace2))
-            if not nxt or self._best_unseen():
-                return
-            frontier = sorted(nxt, key=lambda x: -x[0])[:UNSEEN_BEAM]
-
-    def _best_unseen(self) -> bool:
-        """The best explanation so far changes only unseen pads and needs no sensor fault."""
-        best = max(self.candidates, key=lambda c: c.logp, default=None)
-        return best is not None and best.moves and all(self._unseen(m) for m in best.moves) and not best.derivation.new
 
     def _best_size(self) -> int:
         return min((c.size for c in self.candidates), default=99)
