@@ -244,3 +244,19 @@ def test_drop_and_revision_numbers_are_the_matchs_after_a_restart(tmp_path):
     verdicts = [r.data for r in read_journal(again.journal.path).records if r.kind == "verdict"]
     assert verdicts[-1]["revises"] == 3 and verdicts[-1]["drop"] is None
     assert again.flow.note is not None and again.flow.note.title == "About drop 3"
+
+
+def test_a_second_coin_in_one_turn_is_journalled_as_no_drop_of_the_match(tmp_path):
+    now = [0.0]
+    table = started(tmp_path, HubLike(), now)
+    table.handle_event(EntryEvent(1.0, 3))
+    table.handle_event(EntryEvent(1.2, 5))  # while the turn's coin still falls: out of turn, scores nothing
+    table.handle_event(ExitEvent(1.6, 3))
+    table.handle_event(ExitEvent(1.8, 5))
+    for _ in range(20):
+        now[0] += 0.5
+        table.step()
+    assert len(table.flow.match.results) == 1
+    verdicts = [r.data for r in read_journal(table.journal.path).records if r.kind == "verdict"]
+    assert [(v["drop"], v["entry"]) for v in verdicts] == [(1, 4), (None, 6)]
+    assert "scored" not in verdicts[-1]  # nothing a damaged journal could rebuild a drop from

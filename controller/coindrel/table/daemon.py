@@ -196,9 +196,9 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         now = self.now()
         for report in self._finished_reports():
             self.reports += 1
-            report = self._numbered(report)
+            report, kept = self._numbered(report)
             if self.journal is not None:
-                self._save(self.journal.verdict, report)
+                self._save(self.journal.verdict, kept)
             self.flow.on_report(report, now)
             self._after_flow()
         self._check_falling(now)
@@ -211,22 +211,27 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         self._status()
 
     def _numbered(self, report):
-        """``report`` with the match's drop numbers: the reconciler counts its
-        own drops (from 1 again after a restart, and past coins that scored
-        nothing), while a player, the journal and a revision mean the match's."""
+        """``report`` with the match's drop numbers, and what the journal keeps
+        of it: the reconciler counts its own drops (from 1 again after a
+        restart, and past coins that scored nothing), while a player, the
+        journal and a revision mean the match's. A second coin in one turn
+        scores nothing: the journal keeps it as no drop of the match."""
         import dataclasses
 
         revises = getattr(report, "revises", None)
         if revises is not None:
             if revises in self.drop_numbers:
                 report = dataclasses.replace(report, revises=self.drop_numbers[revises])
-            return report
+            return report, report
         m = self.flow.match
-        if report.drop is None or m is None or m.over or self.flow.is_extra_coin(report):
-            return report
+        if report.drop is None or m is None or m.over:
+            return report, report
+        if self.flow.is_extra_coin(report):
+            return report, dataclasses.replace(report, drop=None)
         number = len(m.results) + 1
         self.drop_numbers[report.drop] = number
-        return report if number == report.drop else dataclasses.replace(report, drop=number)
+        report = report if number == report.drop else dataclasses.replace(report, drop=number)
+        return report, report
 
     def _check_falling(self, now: float) -> None:
         """A coin that went in must come back as a drop; if the board's
