@@ -7,18 +7,22 @@ time to every (switch, state) pair of a geometry. Two forms come out of it:
   table, one row of five cells per switch, walked by ``cascade`` (and by the
   lessons and the reconciler's physics).
 - ``Topology.rows``: the drop's working table. A drop runs on one bytearray,
-  the board's 38 switch bytes followed by counters (one per exit, holes,
+  the board's switch bytes followed by counters (one per exit, holes,
   jams). A switch byte is the code it started the drop with (0-4) until a
   coin arrives; from then on it says *which code it started with and how many
   coins have arrived* (its history). Given the switch's kind (inlet side,
   stuck, slipping pad), that history fixes its code now and how often it
-  flipped, so one ``bytes.translate`` reads the final board, another the flip
-  counts, a third the board before the drop, and no flip or exit costs the
-  loop anything beyond the table look-up itself. Coins leaving for an exit are
-  counted by that exit's counter cell.
+  flipped, so no flip costs the loop anything beyond the table look-up.
+  Counters count up from their own byte range (exits from ``EXIT_BASE``,
+  holes and jams from ``SINK_BASE``), above every history byte, so each view
+  of a drop is one ``bytes.translate`` of the whole working array that deletes
+  the bytes it does not want: the final board, the flip counts, the board
+  before, the exit counts. No slicing, no sort.
 
-A switch that would see more coins than its history has room for marks the
-overflow counter; the drop then falls back to ``cascade`` (exact, slower).
+A switch that would see more coins than its history has room for, or a counter
+that would leave its range, sends the loop to ``overflow``, an index past the
+table's end: the ``IndexError`` makes the drop fall back to ``cascade`` (exact,
+slower).
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ from .core import COIN, HOLE, PAD_R, EngineError
 
 UNTOUCHED = 5  # bytes 0..4: the code itself, no coin arrived yet
 HEALTHY_ROOM = 20  # coins one healthy switch can see in one drop before the fallback
+SINK_BASE = 232  # hole and jam counters: 232 + coins (up to 7); switch histories stay below
+EXIT_BASE = 240  # exit counters: 240 + coins (up to 15)
+COUNTERS = bytes(range(SINK_BASE, 256))  # deleted from the switch views
+NOT_EXITS = bytes(range(EXIT_BASE))  # deleted from the exit view
 
 
 def switch_rule(code: int, inlet: int, stuck: bool = False, pad_slips: bool = False):
@@ -60,8 +68,8 @@ class _Kinds:
         for room in rooms:
             self.starts.append(at)
             at += 4 * room
-        if at > 256:  # pragma: no cover - rooms are sized to fit
-            raise RuntimeError("switch histories do not fit in a byte")
+        if at > SINK_BASE:  # pragma: no cover - rooms are sized to fit
+            raise RuntimeError("switch histories do not fit below the counters")
         # Per byte: (kind, start code, coins arrived) or None.
         self.of = [None] * 256
         for v, (start, room) in enumerate(zip(self.starts, rooms)):
@@ -81,7 +89,7 @@ def _kinds_for(specs: list) -> _Kinds:
         if k not in kinds:
             kinds.append(k)
     extra = len(kinds) - 2
-    rest = 256 - UNTOUCHED - 8 * HEALTHY_ROOM
+    rest = SINK_BASE - UNTOUCHED - 8 * HEALTHY_ROOM
     rooms = [HEALTHY_ROOM, HEALTHY_ROOM] + [rest // (4 * extra)] * extra if extra else [HEALTHY_ROOM, HEALTHY_ROOM]
     return _Kinds(kinds, rooms)
 
@@ -108,11 +116,15 @@ class Topology:
     ``table[s][code] = (new_code, targets, flipped)`` where targets are switch
     numbers, ``n + x`` for exit ``x``, ``swallow`` for a hole and ``jammed``
     for a coin stuck in the board. ``rows``, ``tail``, ``start`` and the
-    ``*_of`` translation tables are the drop's flat form (module docstring).
+    ``*_of`` translation tables are the drop's flat form (module docstring):
+    ``rows`` holds 256 cells per switch and counter, about 1 MB per geometry
+    (cells and target tuples are shared between rows) and a few kB more per
+    fault set, whose rows are the fault-free ones except the faulty switches'.
     """
 
     __slots__ = ("geometry", "n", "exit_base", "swallow", "jammed", "overflow", "table", "entries",
-                 "rows", "tail", "start", "code_of", "flips_of", "before_of", "_kind_of", "last_faults", "exit_slice")
+                 "rows", "tail", "start", "code_of", "flips_of", "before_of", "exit_of", "_kind_of", "last_faults",
+                 "exit_slice")
 
     def __init__(self, geometry, faults=(), base: "Topology | None" = None):
         from .faults import Jam, PadNotHolding, SwitchStuck
@@ -149,9 +161,12 @@ class Topology:
         rows = list(base.rows[:n]) if base is not None else [None] * n
         for s in range(n) if base is None else touched:
             rows[s] = self._row(s, kinds, trajectories, jams)
-        counter = tuple(((c + 1) & 255, ()) for c in range(256))
-        self.rows = tuple(rows) + (counter,) * (self.overflow + 1 - n)
-        self.tail = bytes(self.overflow + 1 - n)
+        over = (self.overflow,)  # past the end of rows: the IndexError that means "fall back"
+        exit_row = tuple((b + 1, ()) if EXIT_BASE <= b < 255 else (b, over) for b in range(256))
+        sink_row = tuple((b + 1, ()) if SINK_BASE <= b < EXIT_BASE - 1 else (b, over) for b in range(256))
+        self.rows = tuple(rows) + (exit_row,) * g.exit_count + (sink_row, sink_row)
+        self.tail = bytes([EXIT_BASE]) * g.exit_count + bytes([SINK_BASE]) * 2
+        self.exit_of = bytes((b - EXIT_BASE) & 255 for b in range(256))
         self.start = dict(enumerate(self.entries)).__getitem__
         code_of, flips_of, before_of = bytearray(range(256)), bytearray(256), bytearray(range(256))
         for b, hist in enumerate(kinds.of):
