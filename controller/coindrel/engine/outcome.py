@@ -36,10 +36,7 @@ class Outcome:
 
     @property
     def exits(self) -> tuple[int, ...]:
-        counts = self.exit_counts
-        if not counts.translate(None, b"\0\1"):  # at most one coin per exit
-            return tuple(compress(range(len(counts)), counts))
-        return tuple(e for e, c in enumerate(counts) for _ in range(c))
+        return exits_of(self.exit_counts)
 
     @property
     def flips(self) -> tuple[int, ...]:
@@ -87,6 +84,27 @@ class Outcome:
         return f"Outcome(exits={self.exits}, flips={self.flips_by_label()}, swallowed={self.swallowed}, board={self.board.text()!r})"
 
 
+_EXITS: dict[bytes, tuple[int, ...]] = {}  # exit counts -> sorted exits, for the patterns seen lately
+_EXITS_KEPT = 4096  # about 0.7 MB at most
+
+
+def exits_of(counts) -> tuple[int, ...]:
+    """Sorted exit numbers, one per coin, from coins per exit. A match turns
+    every drop's counts into this tuple; the table of patterns already seen
+    costs one ``bytes`` and one dict look-up instead of a walk over the exits."""
+    key = bytes(counts)
+    x = _EXITS.get(key)
+    if x is None:
+        if not key.translate(None, b"\0\1"):  # at most one coin per exit
+            x = tuple(compress(range(len(key)), key))
+        else:
+            x = tuple(e for e, c in enumerate(key) for _ in range(c))
+        if len(_EXITS) >= _EXITS_KEPT:
+            _EXITS.clear()
+        _EXITS[key] = x
+    return x
+
+
 def _resting(codes) -> int:
     return codes.count(2) + codes.count(3)  # COIN with either pad side; a hole (4) holds none
 
@@ -113,10 +131,6 @@ class PlainOutcome(Outcome):
         o._sw = sum(1 for s in sinks if s == swallow)
         o._jam = len(sinks) - sum(counts) - o._sw
         return o
-
-    @property
-    def exits(self) -> tuple[int, ...]:
-        return tuple(e for e, c in enumerate(self.exit_counts) for _ in range(c))
 
     @property
     def swallowed(self) -> int:
