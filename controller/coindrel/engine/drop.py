@@ -4,8 +4,8 @@ The switch rule and its tables live in ``tables``. Because every switch has a
 single inlet the network is abelian, so coins in flight are processed in
 whatever order is cheapest: here the order coins join one list, each switch
 looked up once per coin in the flat table, with nothing else on the way (no
-flip list, no exit list, no sort). The board and the exit and flip counts are
-then one ``bytes.translate`` each of the working bytes (``Outcome``).
+flip list, no exit list, no sort). The board and the flip counts are then one
+``bytes.translate`` each of the working bytes, the exit counts a slice (``Outcome``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from .core import EngineError, entry_label
 from .faults import EntrySensorDead, ExitSensorDead, Fault, HallFault
 from .outcome import Outcome, PlainOutcome
 from .state import BoardState
-from .tables import COUNTERS, NOT_EXITS, Topology, cascade, switch_rule, topology
+from .tables import Topology, cascade, switch_rule, topology
 
 _new = object.__new__
 
@@ -64,12 +64,12 @@ def drop(state: BoardState, entries) -> Outcome:
         t = state.geometry._topology
     except AttributeError:
         t = topology(state.geometry)
-    w = state.codes + t.tail
+    tail, starts, rows, code_of, flips_of, n, exit_slice, g = t.fast
+    w = state.codes + tail
     try:
-        q = [t.start(entries[0])] if len(entries) == 1 else _starts(t, entries)
+        q = [starts[entries[0]]] if len(entries) == 1 else _starts(t, entries)
     except (KeyError, TypeError):
         q = _starts(t, entries)  # an iterable, or bad entries: the message
-    rows = t.rows
     try:
         for s in q:
             w[s], targets = rows[s][w[s]]
@@ -79,10 +79,11 @@ def drop(state: BoardState, entries) -> Outcome:
         return _fallback(t, state, entries, False)
     o = _new(Outcome)  # one statement per slot: cheaper than a tuple assignment
     b = o.board = _new(BoardState)
-    b.geometry = t.geometry
-    b.codes = w.translate(t.code_of, COUNTERS)
-    o.exit_counts = w.translate(t.exit_of, NOT_EXITS)
-    o.flip_counts = w.translate(t.flips_of, COUNTERS)
+    b.geometry = g
+    sw = w[:n]
+    b.codes = sw.translate(code_of)
+    o.flip_counts = sw.translate(flips_of)
+    o.exit_counts = w[exit_slice]
     o._w = w
     o._t = t
     o._q = q
@@ -103,10 +104,11 @@ def drop_in_place(state: BoardState, entries) -> Outcome:
     except IndexError:
         return _fallback(t, state, entries, True)
     o = _new(Outcome)
-    state.codes[:] = w.translate(t.code_of, COUNTERS)
+    sw = w[: t.n]
+    state.codes[:] = sw.translate(t.code_of)
     o.board = state
-    o.exit_counts = w.translate(t.exit_of, NOT_EXITS)
-    o.flip_counts = w.translate(t.flips_of, COUNTERS)
+    o.exit_counts = w[t.exit_slice]
+    o.flip_counts = sw.translate(t.flips_of)
     o._w, o._t, o._q = w, t, q
     return o
 
@@ -176,12 +178,12 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
             t.last_faults = (faults, fault_tables)
             t = fault_tables
     # drop()'s body again: the diagnosis and the benchmarks call this in loops.
-    w = state.codes + t.tail
+    tail, starts, rows, code_of, flips_of, n, exit_slice, g = t.fast
+    w = state.codes + tail
     try:
-        q = [t.start(entries[0])] if len(entries) == 1 else _starts(t, entries)
+        q = [starts[entries[0]]] if len(entries) == 1 else _starts(t, entries)
     except (KeyError, TypeError):
         q = _starts(t, entries)
-    rows = t.rows
     try:
         for s in q:
             w[s], targets = rows[s][w[s]]
@@ -192,10 +194,11 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
     else:
         o = _new(Outcome)
         b = o.board = _new(BoardState)
-        b.geometry = t.geometry
-        b.codes = w.translate(t.code_of, COUNTERS)
-        o.exit_counts = w.translate(t.exit_of, NOT_EXITS)
-        o.flip_counts = w.translate(t.flips_of, COUNTERS)
+        b.geometry = g
+        sw = w[:n]
+        b.codes = sw.translate(code_of)
+        o.flip_counts = sw.translate(flips_of)
+        o.exit_counts = w[exit_slice]
         o._w = w
         o._t = t
         o._q = q

@@ -1,8 +1,8 @@
 """What a drop did, read from the drop's working bytes (see ``tables``).
 
 Every caller reads the board and the exit and flip counts, so the drop makes
-them at once, each one ``bytes.translate`` of its working array, and they are
-plain attributes: reading costs nothing. The tuple views (sorted exits, flips
+them at once (a slice or a ``bytes.translate`` of its working array each), and
+they are plain attributes: reading costs nothing. The tuple views (sorted exits, flips
 per switch, the flip order) and the board before are worked out when asked.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 from itertools import compress
 
 from .state import BoardState
-from .tables import COUNTERS, SINK_BASE
 
 _new = object.__new__
 
@@ -44,16 +43,16 @@ class Outcome:
 
     @property
     def swallowed(self) -> int:
-        return self._w[self._t.swallow] - SINK_BASE
+        return self._w[self._t.swallow]
 
     @property
     def jammed(self) -> int:
-        return self._w[self._t.jammed] - SINK_BASE
+        return self._w[self._t.jammed]
 
     def before(self) -> BoardState:
         """The board as it was before the drop."""
         t = self._t
-        return BoardState(t.geometry, self._w.translate(t.before_of, COUNTERS))
+        return BoardState(t.geometry, self._w[: t.n].translate(t.before_of))
 
     @property
     def flipped(self) -> tuple[int, ...]:
@@ -62,7 +61,7 @@ class Outcome:
         from .tables import cascade
 
         t = self._t
-        before = self._w.translate(t.before_of, COUNTERS)
+        before = self._w[: t.n].translate(t.before_of)
         coins_in = (sum(self.exit_counts) + self.swallowed + self.jammed + _resting(self.board.codes)
                     - _resting(before))
         return tuple(cascade(before, t, self._q[:coins_in])[1])
