@@ -62,8 +62,8 @@ class Outcome:
 
         t = self._t
         before = self._w[: t.n].translate(t.before_of)
-        coins_in = (sum(self.exit_counts) + self.swallowed + self.jammed + _resting(self.board.codes)
-                    - _resting(before))
+        after = self._w[: t.n].translate(t.code_of)  # not self.board: a board made in place may have changed since
+        coins_in = sum(self.exit_counts) + self.swallowed + self.jammed + _resting(after) - _resting(before)
         return tuple(cascade(before, t, self._q[:coins_in])[1])
 
     def flips_by_label(self) -> dict[str, int]:
