@@ -14,7 +14,7 @@ from .core import EngineError, entry_label
 from .faults import EntrySensorDead, ExitSensorDead, Fault, HallFault
 from .outcome import Outcome, PlainOutcome
 from .state import BoardState
-from .tables import Topology, cascade, switch_rule, topology
+from .tables import HEX_DIGIT, Topology, cascade, switch_rule, topology
 
 _new = object.__new__
 
@@ -64,7 +64,7 @@ def drop(state: BoardState, entries) -> Outcome:
         t = state.geometry._topology
     except AttributeError:
         t = topology(state.geometry)
-    tail, starts, rows, code_of, flips_of, n, exit_slice, g = t.fast
+    tail, starts, rows, code_of, flips_of, n, exits_from, exit_pairs, g = t.fast
     w = state.codes + tail
     try:
         q = [starts[entries[0]]] if len(entries) == 1 else _starts(t, entries)
@@ -83,7 +83,7 @@ def drop(state: BoardState, entries) -> Outcome:
     sw = w[:n]
     b.codes = sw.translate(code_of)
     o.flip_counts = sw.translate(flips_of)
-    o.exit_counts = w[exit_slice]
+    o.exit_counts = w[exits_from] if exit_pairs is None else w[exits_from].translate(exit_pairs).hex().encode().translate(HEX_DIGIT)
     o._w = w
     o._t = t
     o._q = q
@@ -107,7 +107,7 @@ def drop_in_place(state: BoardState, entries) -> Outcome:
     sw = w[: t.n]
     state.codes[:] = sw.translate(t.code_of)
     o.board = state
-    o.exit_counts = w[t.exit_slice]
+    o.exit_counts = t.exit_counts(w)
     o.flip_counts = sw.translate(t.flips_of)
     o._w, o._t, o._q = w, t, q
     return o
@@ -178,7 +178,7 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
             t.last_faults = (faults, fault_tables)
             t = fault_tables
     # drop()'s body again: the diagnosis and the benchmarks call this in loops.
-    tail, starts, rows, code_of, flips_of, n, exit_slice, g = t.fast
+    tail, starts, rows, code_of, flips_of, n, exits_from, exit_pairs, g = t.fast
     w = state.codes + tail
     try:
         q = [starts[entries[0]]] if len(entries) == 1 else _starts(t, entries)
@@ -198,7 +198,7 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
         sw = w[:n]
         b.codes = sw.translate(code_of)
         o.flip_counts = sw.translate(flips_of)
-        o.exit_counts = w[exit_slice]
+        o.exit_counts = w[exits_from] if exit_pairs is None else w[exits_from].translate(exit_pairs).hex().encode().translate(HEX_DIGIT)
         o._w = w
         o._t = t
         o._q = q
