@@ -111,16 +111,14 @@ def _trajectories(kinds: _Kinds):
 def _emitted(kinds: _Kinds) -> list:
     """Per history byte: coins that left the left and the right outlet so far."""
     out = [(0, 0)] * 256
-    for b, hist in enumerate(kinds.of):
-        if hist is not None:
-            v, c0, k = hist
-            inlet, stuck, slips = kinds.kinds[v]
+    for v, ((inlet, stuck, slips), room) in enumerate(zip(kinds.kinds, kinds.rooms)):
+        for c0 in range(4):
             code, left, right = c0, 0, 0
-            for _ in range(k):
+            for k in range(1, room + 1):
                 code, sides, _ = switch_rule(code, inlet, stuck, slips)
                 left += sides.count(0)
                 right += sides.count(1)
-            out[b] = (left, right)
+                out[kinds.byte(v, c0, k)] = (left, right)
     return out
 
 
@@ -194,8 +192,8 @@ class Topology:
         trajectories = _trajectories(kinds)
         self.exit_cut = cut = _exit_cut(g, jams)
         emitted = _emitted(kinds) if cut is not None else None
-        if base is not None and base.exit_cut != cut:
-            base = None  # a jam at a last switch: its exits are counted, every row is rebuilt
+        if base is not None and base.exit_cut != cut:  # a jam at a last switch: its exits are counted
+            touched = touched | set(range(base.exit_cut, n))
         rows = list(base.rows[:n]) if base is not None else [None] * n
         for s in range(n) if base is None else touched:
             rows[s] = self._row(s, kinds, trajectories, jams, emitted if cut is not None and s >= cut else None)
