@@ -53,6 +53,7 @@ def test_a_good_configuration_passes_and_the_check_creates_nothing(tmp_path, cap
     ("inputs", "select", '"GPIO40"', ["[inputs] select", "BCM number from 0 to 27"]),
     ("inputs", "select", '"BOARD6"', ["[inputs] select", "header pin 6", "not a GPIO"]),
     ("board.hub", "url", "5", ["[board.hub] url", "text in quotes", 'url = "/dev/coindrel-hub"']),
+    ("board.hub", "url", '"tcp://127.0.0.1:1"', ["[board.hub] url", "no tcp:// ports", "socket://"]),
     ("board.hub", "reconnect_delay", '"fast"', ["[board.hub] reconnect_delay", "must be a number"]),
     ("board.hub", "max_reconnect_delay", "0.1", ["[board.hub] max_reconnect_delay", "at least reconnect_delay"]),
     ("board.gpio", "entry_pins", '"4"', ["[board.gpio] entry_pins", "list in [brackets]"]),
@@ -73,8 +74,8 @@ def test_types_and_ranges_name_file_table_key_and_fix(tmp_path, capsys, table, k
 
 @pytest.mark.parametrize("state, needles", [
     ("/proc/nope", ["[storage] state_dir", "cannot use /proc/nope", "create it writable", "or set state_dir"]),
-    ("{tmp}/a-file/state", ["[storage] state_dir", "a-file/state", "Not a directory"]),
-    ("{tmp}/a-file", ["[storage] state_dir", "a file, not a folder"]),
+    ("{tmp}/a-file/state", ["[storage] state_dir", "a-file/state", "a file, not a folder", "/var/lib/coindrel"]),
+    ("{tmp}/a-file", ["[storage] state_dir", "a file, not a folder", "folder of its own"]),
 ])
 def test_the_state_directory_must_be_usable(tmp_path, capsys, state, needles):
     (tmp_path / "a-file").write_text("x")
@@ -104,3 +105,15 @@ def test_a_folder_given_as_the_file(tmp_path, capsys):
     code = main(["run", "--check", "--config", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and "is a folder; give the configuration file" in err
+
+
+def test_a_hub_that_is_not_plugged_in_is_noted_not_refused(tmp_path, capsys):
+    """The service waits for an absent hub, so the check passes, but says so:
+    a newcomer's typo in the device name was accepted without a word."""
+    text = GOOD.replace('source = "virtual"', f'source = "hub"\n[board.hub]\nurl = "{tmp_path}/ttyACM9"')
+    code, out, err, path = check(tmp_path, capsys, text)
+    assert code == 0, err
+    assert f"note: hub: {tmp_path}/ttyACM9 is not there now" in out and "plugged in" in out
+    (tmp_path / "ttyACM9").write_text("")
+    code, out, err, path = check(tmp_path, capsys, text)
+    assert code == 0 and "note:" not in out

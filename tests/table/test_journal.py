@@ -154,3 +154,12 @@ def test_durable_file_helpers_sync_the_directories(tmp_path, dir_syncs):
     move_durably(tmp_path / "a", tmp_path / "sub" / "b")
     assert (tmp_path / "sub" / "b").read_bytes() == b"data"
     assert dir_syncs[1:] == [str(tmp_path / "sub"), str(tmp_path)]
+
+
+def test_a_journal_that_is_a_folder_is_named_with_what_to_do(tmp_path):
+    from coindrel.table.journal import read_journal
+
+    (tmp_path / "match.journal").mkdir()
+    with pytest.raises(JournalError) as e:
+        read_journal(tmp_path / "match.journal")
+    assert "match.journal" in str(e.value) and "not a file" in str(e.value) and "move it out of the way" in str(e.value)

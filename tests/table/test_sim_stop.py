@@ -75,3 +75,52 @@ def test_the_sim_says_what_recovery_repaired(tmp_path):
     assert "the last write was cut short" in proc.stderr
     assert str(tmp_path / "damaged") in proc.stderr
     assert list((tmp_path / "damaged").iterdir())
+
+
+def test_a_sim_stuck_inside_a_step_still_ends_after_a_signal(monkeypatch):
+    """Seen once: a firmware sim wedged inside one lockstep step ignored
+    SIGTERM for 15 minutes (stop() is only looked at between ticks). After the
+    grace time it ends anyway, as a power cut would."""
+    from coindrel.table import simresult
+
+    gave_up = []
+    monkeypatch.setattr(simresult, "grace", 0.01)
+    monkeypatch.setattr(simresult, "give_up", lambda: gave_up.append(True))
+    stops = []
+
+    async def stuck():
+        restore = simresult.stop_on_signals(lambda: stops.append(True))
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(100_000):  # a step that never looks at stop() (bounded: a failing test ends)
+                await asyncio.sleep(0.001)
+                if gave_up:
+                    return
+        finally:
+            restore()
+
+    asyncio.run(stuck())
+    assert stops == [True] and gave_up == [True]
+
+
+def test_a_sim_that_ends_in_time_after_a_signal_is_not_cut_short(monkeypatch):
+    from coindrel.table import simresult
+
+    gave_up = []
+    monkeypatch.setattr(simresult, "give_up", lambda: gave_up.append(True))
+
+    monkeypatch.setattr(simresult, "grace", 0.05)
+    stops = []
+
+    async def prompt():
+        restore = simresult.stop_on_signals(lambda: stops.append(True))
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(10_000):
+            if stops:
+                break
+            await asyncio.sleep(0.001)
+        restore()  # the sim ended: its summary is printed; the grace timer goes with it
+        await asyncio.sleep(0.1)  # past the grace time: the cancelled timer must not fire
+
+    asyncio.run(prompt())
+    assert stops == [True] and gave_up == []

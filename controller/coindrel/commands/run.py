@@ -44,4 +44,6 @@ def check(settings) -> int:
     for name in ("display", "inputs", "outputs"):
         print(f"  [{name}] {'configured' if settings[name] is not None else 'not configured'}")
     print(f"  board sources installed: {', '.join(backend_names())}")
+    for line in backend(b.source).probe(b.backend):
+        print(f"  note: {line}")
     return 0

@@ -31,7 +31,7 @@ def add_arguments(p) -> None:
     p.add_argument("--halved", action="store_true")
     p.add_argument("--shuffled", action="store_true")
     p.add_argument("--fault", action="append", default=[], help="a virtual-board fault (repeatable)")
-    p.add_argument("--matches", type=int, default=1)
+    p.add_argument("--matches", type=int, default=1, help="matches the players play, one after another (default 1)")
     p.add_argument("--think", type=float, default=0.6, help="seconds a simulated player takes per drop")
     p.add_argument("--display", default=None, choices=("asciiblock", "asciiart", "text", "capture", "gifanim", "pygame", "none"),
                    help="how to show the OLED: in the terminal (asciiblock, the default on a terminal), status lines only "
@@ -84,6 +84,10 @@ def run(args) -> int:
                           "run it in a terminal without --fast, or choose computer players")
     if args.display in ("capture", "gifanim") and not args.out:
         raise EngineError(f"--display {args.display} needs --out (a folder of PNGs, or the GIF's path)")
+    if not 1 <= args.matches <= 1000:
+        raise EngineError(f"--matches takes how many matches the players play (1 to 1000), not {args.matches}")
+    if not 0 <= args.think <= 600:  # also refuses nan
+        raise EngineError(f"--think takes the seconds a simulated player thinks per drop (0 to 600), not {args.think}")
     if args.until is not None and not args.until > 0:
         raise EngineError(f"--until takes seconds of board time (> 0), not {args.until}")
     _check_paths(args)

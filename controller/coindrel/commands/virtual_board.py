@@ -118,6 +118,8 @@ def build(args):
     if args.script:
         drops += read_drops(args.script, g.entry_count)
     players = scn.players
+    if args.matches is not None and not 1 <= args.matches <= 1000:
+        raise EngineError(f"--matches takes how many matches the players play (1 to 1000), not {args.matches}")
     if args.players or args.matches or args.max_drops or args.overlap is not None:
         names = (args.players or "random,random").split(",")
         if len(names) != 2:

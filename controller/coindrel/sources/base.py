@@ -181,6 +181,13 @@ class BoardSource(ABC):
         return None
 
     @classmethod
+    def probe(cls, settings: Any) -> list[str]:
+        """What ``coindrel run --check`` should tell about the machine for
+        these settings (a device that is not there now, ...), one line each;
+        nothing is opened. The default has nothing to say."""
+        return []
+
+    @classmethod
     def from_settings(cls, settings: Any, *, clock: Clock | None = None, **options) -> "BoardSource":
         """The source for settings ``parse`` returned (``options``: test hooks
         such as a pin factory)."""

@@ -22,6 +22,7 @@ from ..hub.text import clean
 from .base import BoardSource, Calibrating, Capabilities, Clock, RawStreaming, Snapshot, SourceError
 
 DEFAULT_URL = "/dev/coindrel-hub"
+URL_SCHEMES = ("socket", "rfc2217", "loop", "spy", "alt", "hwgrep", "cp2110")  # serial_for_url's handlers
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,10 @@ class HubSource(BoardSource, Calibrating, RawStreaming):
         url = section.str("url", DEFAULT_URL)
         if not url.strip():
             section.fail("url", f"is empty; write the hub's port, e.g. \"{DEFAULT_URL}\" or \"socket://127.0.0.1:8888\"")
+        scheme = url.partition("://")[0] if "://" in url else None
+        if scheme is not None and scheme not in URL_SCHEMES:
+            section.fail("url", f"{url!r}: pyserial has no {scheme}:// ports; write a device such as "
+                                f"\"{DEFAULT_URL}\", or one of {', '.join(s + '://' for s in URL_SCHEMES)}")
         path = section.str("channel_map", "builtin")
         try:
             channel_map = load_channel_map(None if path == "builtin" else path)
@@ -74,6 +79,16 @@ class HubSource(BoardSource, Calibrating, RawStreaming):
             section.fail("max_reconnect_delay", f"must be at least reconnect_delay ({opts['reconnect_delay']:g} s)")
         section.check_unknown()
         return HubSettings(url, channel_map, opts)
+
+    @classmethod
+    def probe(cls, settings: HubSettings | None) -> list[str]:
+        import os
+
+        url = (settings or HubSettings()).url
+        if "://" in url or os.path.exists(url):
+            return []
+        return [f"hub: {url} is not there now: is the hub plugged in (and the udev rule "
+                f"systemd/99-coindrel-hub.rules installed)? The service waits for it and connects when it appears"]
 
     @classmethod
     def from_settings(cls, settings: HubSettings | None, *, clock: Clock | None = None,

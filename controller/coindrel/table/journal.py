@@ -30,6 +30,7 @@ what is on disk.
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from pathlib import Path
@@ -261,7 +262,12 @@ def read_journal(path: Path):
     try:
         data = read_limited(path, JOURNAL)
     except OSError as e:
-        raise JournalError(f"cannot read {path}: {e.strerror}") from None
+        if e.errno == errno.EACCES:
+            fix = "run coindrel as the user that owns the state directory (the service's user, coindrel)"
+        else:
+            fix = ("only coindrel writes there: move it out of the way (nothing of a match is lost; it is not a "
+                   "journal) or choose another state directory")
+        raise JournalError(f"cannot read {path}: {e.strerror}; {fix}") from None
     return scan(data)
 
 

@@ -162,6 +162,9 @@ def check_state_dir(path: Path, where: str) -> None:
             raise NotADirectoryError(20, "it is a file, not a folder", str(path))
         with tempfile.TemporaryFile(dir=path):
             pass
+    except NotADirectoryError:
+        raise ConfigError(f"{where}: {path} is a file, not a folder (or lies under one); set state_dir to a "
+                          f"folder of its own, e.g. /var/lib/coindrel") from None
     except OSError as e:
         who = f"the user coindrel runs as ({_user()})"
         raise ConfigError(f"{where}: cannot use {path} ({e.strerror}); create it writable for {who}, e.g. "

@@ -92,7 +92,7 @@ class Lockstep:
             time.sleep(self.slow(data) if callable(self.slow) else self.slow)
             n = write(data)
             with self._lock:
-                if gen == self.hub.unplugs:
+                if gen == self.hub.unplugs and self.hub.plugged:  # into a dying pty: lost with it
                     self.sent += len(data)
             return n
 
@@ -177,8 +177,8 @@ class Lockstep:
         while True:
             self._catch_up_plug()
             hub._read()  # noqa: SLF001 - what LockstepHub.step does first, without moving the board
-            if self.received >= self.sent or hub.master < 0 or not hub.opened:
-                return  # all read, or nobody has the port open any more (what was in it is lost)
+            if self._all_read():
+                return
             fd = hub.master
             loop.add_reader(fd, self._changed.set)
             try:
@@ -187,11 +187,19 @@ class Lockstep:
             finally:
                 loop.remove_reader(fd)
 
+    def _all_read(self) -> bool:
+        """All read, or nobody has the port open (what was in it is lost, or
+        waits for a hub that opens it at a later moment: not at this one)."""
+        hub = self.hub
+        return self.received >= self.sent or hub.master < 0 or not hub.opened
+
     def _catch_up_plug(self) -> None:
         with self._lock:
             if self.hub.unplugs != self._gen:  # the cable went: what was in flight is lost with the old pty
                 self._gen = self.hub.unplugs
                 self.port, self.sent, self.received = None, 0, 0
+            elif not self.hub.plugged:  # nothing is in flight to a hub without power
+                self.sent = self.received = 0
 
     def _delivered(self) -> bool:
         link = self.source.link
@@ -207,13 +215,16 @@ class Lockstep:
 
     async def quiet(self) -> None:
         """Everything that can happen at this moment of fake time has happened."""
-        while True:
+        # Bounded: once this loop waited for a read no hub could do at this
+        # moment (its port closed, the bytes sent before) and spun for ever.
+        for _ in range(100_000):
             await self._idle()
             await self._hub_reads_everything()
             await self._until(self._delivered, "the link hearing what the hub wrote")
             await asyncio.sleep(0)
-            if not self._loop._ready and not self.pending and self.received >= self.sent:  # noqa: SLF001
+            if not self._loop._ready and not self.pending and self._all_read():  # noqa: SLF001
                 return
+        raise LockstepHang(f"lockstep rig: the moment never settles: {self.describe()}")
 
     # -- driving ---------------------------------------------------------------------
 
@@ -236,8 +247,8 @@ class Lockstep:
         self.hub.hold = port is None  # frames wait in the hub until the link has the new port open
         before, plugs = self.hub.session_bytes, self.hub.unplugs
         self.hub.step(self.t)
-        if port is not None and plugs == self.hub.unplugs and self.hub.plugged:
-            n = port.rig_number
+        if port is not None and plugs == self.hub.unplugs and self.hub.plugged and self.hub.session_bytes >= before:
+            n = port.rig_number  # (fewer: the hub came back on a new pty this step; that port is the old one's)
             self.written[n] = self.written.get(n, 0) + self.hub.session_bytes - before
         if plugs != self.hub.unplugs:
             # the reader thread notices the cable went when the machine gets round to it: the link

@@ -61,6 +61,10 @@ class LockstepHub:
         else:
             self.unplugs += 1
             self._close()
+            # as udev removes /dev/coindrel-hub with the cable: a link left with the old
+            # name could open a pty number the kernel gave to someone else meanwhile
+            if os.path.lexists(self.link):
+                os.unlink(self.link)
 
     @property
     def plugged(self) -> bool:
