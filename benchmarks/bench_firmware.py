@@ -84,8 +84,11 @@ def main() -> int:
             print("on a Pico the hub reports its own figures: `coindrel hub monitor` shows hall_hz and loop_max_us")
             return 0
         mp = os.path.abspath(shutil.which("micropython") or str(Path(sys.executable).with_name("micropython")))
+        from coindrel.virtual.fwhub import PICO_BASE
+
         env = dict(os.environ)
         env["MICROPYPATH"] = os.pathsep.join([".frozen", str(ROOT / "tests" / "firmware" / "fakes"),
+                                              str(PICO_BASE),  # what the fakes share with the product's host
                                               str(ROOT / "tests" / "firmware"), str(ROOT / "firmware")])
         print("estimated RP2040 (125 MHz) costs, from the unix MicroPython with -X heapsize=192k (method: see --help)", flush=True)
         return subprocess.run([mp, "-X", "heapsize=192k", str(script)], env=env, cwd=tmp).returncode

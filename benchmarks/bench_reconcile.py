@@ -199,7 +199,7 @@ def fault_part(model: str, per_name: int, seed: int, out: dict, several: bool = 
     return results
 
 
-def loop_part(log_lines: list[dict]) -> dict:
+def loop_part(log_lines: list[dict], process: bool = False) -> dict:
     """The event loop while the diagnosis runs on its worker (reconcile.worker):
     a 1 ms ticker on the loop feeds the log's events at full speed and polls;
     the longest gap between ticks is how long the loop was held up."""
@@ -208,8 +208,10 @@ def loop_part(log_lines: list[dict]) -> dict:
     from coindrel.reconcile.offline import load, reconciler_for
     from coindrel.reconcile.worker import Diagnosis
 
+    from coindrel.reconcile.process import ProcessDiagnosis
+
     log = load([json.dumps(d) for d in log_lines])
-    diag = Diagnosis(reconciler_for(log))
+    diag = (ProcessDiagnosis if process else Diagnosis)(reconciler_for(log))
     gaps = []
 
     async def main():
@@ -234,7 +236,42 @@ def loop_part(log_lines: list[dict]) -> dict:
 
     n = asyncio.run(main())
     diag.close()
-    return {"reports": n, "max_gap_ms": max(gaps) * 1000.0, "p99_gap_ms": pct(gaps, 0.99) * 1000.0}
+    # The reference, in the same run: the same ticker with nothing else to
+    # do, as many ticks (what this loaded machine's scheduler alone costs).
+    ref = []
+
+    async def alone():
+        last = time.perf_counter()
+        for _ in range(len(gaps)):
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            ref.append(now - last)
+            last = now
+
+    asyncio.run(alone())
+    return {"reports": n, "max_gap_ms": max(gaps) * 1000.0, "p99_gap_ms": pct(gaps, 0.99) * 1000.0, "ticks": len(gaps),
+            "ref_max_ms": max(ref) * 1000.0, "switch_ms": sys.getswitchinterval() * 1000.0}
+
+
+def loops(seeds=(99, 98, 97), repeats: int = 2) -> dict:
+    """``loop_part`` over a few logs of a board with four faults at once, the
+    diagnosis on its worker thread and in a child process, interleaved (the
+    same load for both): the longest stall of each."""
+    logs = [board2_fault(seed, [("switch_stuck", "R3S4", 8, 1.0, {}), ("exit_sensor_dead", "exit 7", 8, 1.0, {}),
+                                ("hall_fault", "R2S3", 9, 1.0, {"mode": "frozen"}), ("jam", "R4S2 left outlet", 10, 1.0, {})])[0]
+            for seed in seeds]
+    runs = {False: [], True: []}
+    for _ in range(repeats):
+        for log in logs:
+            for process in (False, True):
+                runs[process].append(loop_part(log, process))
+    out = {}
+    for process, rs in runs.items():
+        worst = max(rs, key=lambda r: r["max_gap_ms"])
+        out["process" if process else "thread"] = worst | {
+            "ticks": sum(r["ticks"] for r in rs), "reports": sum(r["reports"] for r in rs),
+            "ref_max_ms": max(r["ref_max_ms"] for r in rs), "p99_gap_ms": pct([r["max_gap_ms"] for r in rs], 0.5)}
+    return out
 
 
 def reference_ms() -> float:
@@ -298,9 +335,11 @@ def print_model(model: str, h: dict, rows: dict, stream: dict | None, out: dict,
         w, c = out["retimed"]
         print(f"longest diagnosis, the {SLOWEST} slowest logs re-run {REPEATS} times (each group's quickest run): {w:.1f} ms wall, "
               f"{c:.1f} ms CPU; load average then {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    if loop:
-        print(f"event loop with the diagnosis on its worker, several faults: longest stall {loop['max_gap_ms']:.1f} ms "
-              f"(p99 {loop['p99_gap_ms']:.1f} ms), {loop['reports']} reports")
+    for where, lp in (loop or {}).items():
+        print(f"event loop, diagnosis in a {'child process' if where == 'process' else 'worker thread'}, four faults: longest stall "
+              f"{lp['max_gap_ms']:.1f} ms (median run's longest {lp['p99_gap_ms']:.1f} ms) over {lp['ticks']} ticks, {lp['reports']} reports, "
+              f"switch interval {lp['switch_ms']:.1f} ms; the same ticker alone: longest {lp['ref_max_ms']:.1f} ms; "
+              f"load average {os.getloadavg()[0]:.1f}")
     if out["work"]:
         print(f"work per diagnosis (engine evaluations): p50 {pct(out['work'], 0.5)}, max {max(out['work'])}")
     if stream:
@@ -322,9 +361,7 @@ def main(argv=None) -> int:
         rows = summary(fault_part(model, per_name, a.seed, out))
         several = summary(fault_part(model, max(1, per_name // 2), a.seed + 7, out, several=True))
         stream = stream_part(100.0 if a.full else 40.0, out) if model == "board2" else None
-        heavy = board2_fault(99, [("switch_stuck", "R3S4", 8, 1.0, {}), ("exit_sensor_dead", "exit 7", 8, 1.0, {}),
-                                  ("hall_fault", "R2S3", 9, 1.0, {"mode": "frozen"}), ("jam", "R4S2 left outlet", 10, 1.0, {})])[0]
-        loop = loop_part(heavy) if model == "board2" else None
+        loop = loops() if model == "board2" else None
         out["retimed"] = retime(out)
         print_model(model, h, rows, stream, out, several, loop, reference_ms())
     print(f"\n(wall {time.perf_counter() - wall:.0f} s)")

@@ -60,6 +60,15 @@ def _evidence(fault: dict, coins: list[dict], where: list, records: list[dict]):
         if i is None:
             return None
         if where[i] is not None:
+            # Named earlier: a coin it acted on before its first wrong drop
+            # (whose sensed difference looked like something healthy, a
+            # double for a repeated count) whose record already flagged it.
+            key = _key(fault)
+            for j in range(i):
+                k = where[j]
+                if fault.get("id") in coins[j].get("acted", ()) and k is not None and records[k].get("verdict") == "mismatch" \
+                        and key in [_key(d) for d in records[k].get("diagnosis", [])]:
+                    return k
             return where[i]
         t = coins[i]["t"]  # no record of that coin (its entry beam missed it and nothing showed): the next record
         return next((k for k, r in enumerate(records) if r.get("t", -1) >= t - 0.01 and r.get("verdict") != "revised"), None)
@@ -70,11 +79,18 @@ def _evidence(fault: dict, coins: list[dict], where: list, records: list[dict]):
     # ``t_end``), else the first record after it.
     live = [(k, r) for k, r in enumerate(records) if r.get("verdict") != "revised"]
     inside = next((k for k, r in live if r.get("t", 1e18) - 0.01 <= t <= r.get("t_end", r.get("t", -1)) + 0.01), None)
-    if inside is not None:
-        # One group is one reconciliation: its flagged record, if any, speaks for it.
-        group = [k for k, r in live if k >= inside and r.get("t_end") == records[inside].get("t_end")]
-        return next((k for k in group if records[k].get("verdict") == "mismatch"), inside)
-    return next((k for k, r in live if t - 0.01 <= r.get("t", -1) <= t + 3.0), None)
+    if inside is None:
+        # A record's ``t`` is its coin's entry; a group can start earlier (a
+        # hand's flip the coin then joined): the first record after it whose
+        # group ran on past it is that group's.
+        inside = next((k for k, r in live if t - 0.01 <= r.get("t", -1) <= t + 3.0), None)
+        if inside is None:
+            return None
+        if records[inside].get("t_end", -1) < t:
+            return inside
+    # One group is one reconciliation: its flagged record, if any, speaks for it.
+    group = [k for k, r in live if k >= inside and r.get("t_end") == records[inside].get("t_end")]
+    return next((k for k in group if records[k].get("verdict") == "mismatch"), inside)
 
 
 def score_faults(records: list[dict], truth: list[dict]) -> list[dict]:
@@ -152,12 +168,17 @@ def virtual_truth(lines: list[dict], events: list[dict] = ()) -> list[dict]:
             # A coin put on or taken off a pad: it shows at the first drop whose
             # true outcome differs from what the board without that change does.
             acted = _first_unlike(f, drops)
-        if not acted and f["fault"] in catalog.CATALOG and not catalog.row(f["fault"]).sensor:
+        if not acted and f["fault"] in catalog.CATALOG and catalog.row(f["fault"]).asif is catalog.AsIf.BELIEF:
             # A changed board state (no drop marked): it shows when a coin next meets that switch.
+            # (A physical fault that never acted on a coin changed nothing: it is not exercised.)
             acted = [d for d in drops if d["t"] > f["t"] and (f["where"] in d.get("flips", {}) or f["where"] in d.get("rested", []))][:1]
         first = acted[0] if acted else None
         # Readings of that switch changing at once (a hand, a hall going wrong).
-        shown = next((e["t"] for e in events if e.get("switch") == f["where"] and f["t"] - 1e-6 <= e["t"] <= f["t"] + 0.6), None)
+        # A physical fault (the catalog's kind: it changes what coins do) moves
+        # no reading by itself: a coin passing that switch just then is its drop's.
+        physical = f["fault"] in catalog.CATALOG and catalog.row(f["fault"]).asif is catalog.AsIf.PHYSICS
+        shown = None if physical else next(
+            (e["t"] for e in events if e.get("switch") == f["where"] and f["t"] - 1e-6 <= e["t"] <= f["t"] + 0.6), None)
         starts = [t for t in (strays[0]["t"] if strays else None, shown) if t is not None]
         if starts and (first is None or min(starts) < first["t"]):
             row["first_effect"] = min(starts)

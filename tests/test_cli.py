@@ -161,3 +161,51 @@ def test_the_cli_prints_any_of_them_as_a_message(monkeypatch, capsys, module, cl
     monkeypatch.setattr(show, "run", fails)
     assert main(["show", BOARD]) == 2
     assert capsys.readouterr().err == "coindrel show: what went wrong; what to do\n"
+
+
+def test_every_exception_class_the_package_defines_is_under_the_root():
+    """Not only the list above: any exception class of any package module (a
+    new one included) is a CoindrelError, so the CLI prints it as a message."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import coindrel
+
+    outside, unimportable = [], []
+    for info in pkgutil.walk_packages(coindrel.__path__, "coindrel."):
+        if info.name.endswith("__main__"):
+            continue
+        try:
+            mod = importlib.import_module(info.name)
+        except ImportError as e:  # a hardware library this machine lacks (lgpio off a Pi)
+            unimportable.append(f"{info.name}: {e}")
+            continue
+        for name, obj in vars(mod).items():
+            if (inspect.isclass(obj) and issubclass(obj, Exception) and obj.__module__ == mod.__name__
+                    and not issubclass(obj, CoindrelError)):
+                outside.append(f"{mod.__name__}.{name}")
+    assert outside == [], f"exception classes outside CoindrelError: {outside}"
+    assert len(unimportable) <= 3, unimportable
+
+
+@pytest.mark.parametrize("module, cls, args, said", [
+    ("coindrel.club.messages", "MessageError", ("not JSON",), "not JSON"),
+    ("coindrel.club.outbox", "OutboxError", ("cannot save a club drop; free some space",), "cannot save a club drop; free some space"),
+    ("coindrel.club.server.store", "StoreError", ("x.sqlite: cannot use the club database",), "x.sqlite: cannot use the club database"),
+    ("coindrel.table.control", "RequestError", ("no match to end",), "no match to end"),
+    ("coindrel.limits", "NotAFile", (22, "it is a directory, not a file", "/tmp"), "/tmp: it is a directory, not a file"),
+])
+def test_the_errors_once_outside_the_root_print_as_messages(monkeypatch, capsys, module, cls, args, said):
+    import importlib
+
+    import coindrel.commands.show as show
+
+    error = getattr(importlib.import_module(module), cls)
+
+    def fails(a):
+        raise error(*args)
+
+    monkeypatch.setattr(show, "run", fails)
+    assert main(["show", BOARD]) == 2
+    assert capsys.readouterr().err == f"coindrel show: {said}\n"

@@ -145,6 +145,36 @@ def test_a_toy_screen_added_through_the_catalog_is_a_mode_of_the_flow():
         SCREENS.pop(ToyMode.COUNTER)
 
 
+def test_a_toy_effect_is_its_class_and_one_carries_row_the_daemon_dispatches_through():
+    from coindrel.table import effects as fx
+    from coindrel.table.carry_out import HANDLERS, EffectsMixin, carries
+
+    @dataclass(frozen=True)
+    class Chime(fx.Effect):
+        kind: ClassVar[str] = "toy-chime"
+        name: str
+
+    heard = []
+
+    @carries(Chime)
+    def _chime(table, e, now):
+        heard.append((e.name, now))
+
+    class Daemon(EffectsMixin):  # only what carrying out needs of the daemon
+        flow = type("Flow", (), {"effects": []})()
+
+        def now(self):
+            return 4.0
+
+    try:
+        d = Daemon()
+        d.flow.effects = [Chime("ding")]
+        d._apply_effects()
+        assert heard == [("ding", 4.0)] and d.flow.effects == []
+    finally:
+        HANDLERS.pop(Chime)
+
+
 # -- a lesson: one file ---------------------------------------------------------------------
 
 TOY_LESSON = """

@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args._run(args) or 0)
     except CoindrelError as e:
-        print(f"coindrel {args.command}: {e}", file=sys.stderr)
+        print(f"coindrel {args.command}: {_os_message(e) if isinstance(e, OSError) else e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -15,6 +15,8 @@ import os
 import stat
 from pathlib import Path
 
+from .errors import CoindrelError
+
 KIB, MIB = 1 << 10, 1 << 20
 CONFIG = MIB  # coindrel.toml: a few KiB
 BOARD = MIB  # a board (geometry) file: a few KiB
@@ -23,12 +25,12 @@ SMALL = MIB  # board-timing.json and the like
 JOURNAL = 256 * MIB  # a long match writes a few MiB
 
 
-class NotAFile(OSError):
-    pass
+class NotAFile(CoindrelError, OSError):
+    """A path that is a device, pipe, socket or folder where a file was asked for."""
 
 
-class TooLarge(OSError):
-    pass
+class TooLarge(CoindrelError, OSError):
+    """A file over the size such a file can be."""
 
 
 def _kind(mode: int) -> str:

@@ -4,6 +4,7 @@ and a table driver that plays matches with the engine and feeds a ClubLink."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import pwd
 import shutil
@@ -16,11 +17,15 @@ from pathlib import Path
 import pytest
 
 from coindrel.ai.players import GreedyPlayer, RandomPlayer
+from coindrel.club.link import ClubLink
 from coindrel.club.records import drop_of, result_of, state_of
+from coindrel.club.server.club import Club
+from coindrel.club.server.store import ClubStore
 from coindrel.engine import Match, MatchSetup
 from coindrel.table.history import match_summary
 
 PASSWORD = "club-test-password"
+TABLES = ["t1", "t2", "t3"]  # the tables of the broker tests (tests/club/conftest.py's broker knows them)
 
 
 def need(binary: str, *more: str) -> str:
@@ -214,3 +219,46 @@ def server_settings(broker: "Mosquitto", root: Path, tables, **kw):
 
     return load_server_settings(None, broker=broker.url(), tables=",".join(tables), db=str(root / "club.sqlite"),
                                 username="club", password_file=str(broker.password_file(root)), **kw)
+
+
+class Rig:
+    """The club server's MQTT side and tables' club links on one loop, through ``broker``."""
+
+    def __init__(self, broker, root):
+        self.broker, self.root = broker, root
+        self.store = ClubStore(root / "club.sqlite")
+        self.club = Club(server_settings(broker, root, TABLES), self.store)
+        self.links: dict[str, ClubLink] = {}
+        self.tasks = []
+
+    async def __aenter__(self):
+        self.tasks.append(asyncio.create_task(self.club.run_mqtt(backoff=(0.05, 0.5))))
+        await asyncio.wait_for(self.club.connected.wait(), 30)
+        return self
+
+    def link(self, name, **kw) -> ClubLink:
+        d = self.root / name
+        d.mkdir(exist_ok=True)
+        link = ClubLink(table_settings(self.broker, self.root, name, **kw), d, backoff=(0.05, 0.5))
+        self.links[name] = link
+        self.tasks.append(asyncio.create_task(link.run()))
+        return link
+
+    async def begin_matches(self, tables, drops: int = 5) -> None:
+        """Each of ``tables`` (those of ``TABLES``, in order) begins a match and
+        drops ``drops`` coins; back once the club has stored them all."""
+        for t in tables:
+            t.new_match()
+            for _ in range(drops):
+                t.drop()
+        await until(lambda: all(len(self.store.drops(n)) == drops for n in TABLES[:len(tables)]), self.club)
+
+    async def __aexit__(self, *exc):
+        for link in self.links.values():
+            link.stop()
+        self.club.closing.set()
+        await asyncio.wait(self.tasks, timeout=10)
+        for t in self.tasks:
+            t.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        self.store.close()

@@ -4,55 +4,10 @@ import asyncio
 import json
 import signal
 
-import pytest
 
 from coindrel.club.link import ClubLink
-from coindrel.club.server.club import Club
-from coindrel.club.server.store import ClubStore
 
-from .support import Mosquitto, SimTable, server_settings, table_settings, until
-
-TABLES = ["t1", "t2", "t3"]
-
-
-@pytest.fixture
-def broker(tmp_path):
-    b = Mosquitto(tmp_path / "broker", users=[*TABLES, "club", "rogue", "homeassistant"]).start()
-    yield b
-    b.stop()
-
-
-class Rig:
-    def __init__(self, broker, root):
-        self.broker, self.root = broker, root
-        self.store = ClubStore(root / "club.sqlite")
-        self.club = Club(server_settings(broker, root, TABLES), self.store)
-        self.links: dict[str, ClubLink] = {}
-        self.tasks = []
-
-    async def __aenter__(self):
-        self.tasks.append(asyncio.create_task(self.club.run_mqtt(backoff=(0.05, 0.5))))
-        await asyncio.wait_for(self.club.connected.wait(), 30)
-        return self
-
-    def link(self, name, **kw) -> ClubLink:
-        d = self.root / name
-        d.mkdir(exist_ok=True)
-        link = ClubLink(table_settings(self.broker, self.root, name, **kw), d, backoff=(0.05, 0.5))
-        self.links[name] = link
-        self.tasks.append(asyncio.create_task(link.run()))
-        return link
-
-    async def __aexit__(self, *exc):
-        for link in self.links.values():
-            link.stop()
-        self.club.closing.set()
-        await asyncio.wait(self.tasks, timeout=10)
-        for t in self.tasks:
-            t.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
-        self.store.close()
-
+from .support import TABLES, Rig, SimTable, until
 
 def test_drops_and_results_reach_the_club_once_and_state_is_live(broker, tmp_path):
     async def main():
@@ -79,11 +34,7 @@ def test_a_broker_stopped_mid_match_and_a_table_restarted_lose_no_result(broker,
         async with Rig(broker, tmp_path) as rig:
             links = [rig.link(n) for n in TABLES]
             tables = [SimTable(link, seed=100 + i) for i, link in enumerate(links)]
-            for t in tables:
-                t.new_match()
-                for _ in range(5):
-                    t.drop()
-            await until(lambda: all(len(rig.store.drops(n)) == 5 for n in TABLES), rig.club)
+            await rig.begin_matches(tables)
             broker.stop(signal.SIGTERM)
             for t in tables:  # play on while the broker is away
                 while not t.match.over:

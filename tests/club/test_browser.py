@@ -3,8 +3,6 @@ process → pages in a real headless Chromium (selenium)."""
 
 import asyncio
 import json
-import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -14,11 +12,10 @@ import pytest
 from coindrel.club.link import ClubLink
 from coindrel.club.server.auth import hash_password
 
-from .support import Mosquitto, SimTable, free_port, need, table_settings
+from .browsing import LATENCY, headless_chromium, serve_club, stop_served, until
+from .support import TABLES, Mosquitto, SimTable, free_port, need, table_settings
 
-TABLES = ["t1", "t2", "t3"]
 ADMIN = "let-me-in-please"
-LATENCY = 1.0  # seconds from a drop to the scoreboard (the issue's figure)
 
 
 class Tables:
@@ -56,32 +53,15 @@ class Tables:
 @pytest.fixture
 def rig(tmp_path):
     chromium, chromedriver = need("chromium", "chromium-browser"), need("chromedriver")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
     broker = Mosquitto(tmp_path / "broker", users=[*TABLES, "club"]).start()
     pw = broker.password_file(tmp_path)
     (tmp_path / "club.toml").write_text(f'[server]\nadmin_password_hash = "{hash_password(ADMIN)}"\ntitle = "Test Club"\n')
     port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "coindrel", "club", "serve", "--config", str(tmp_path / "club.toml"),
-         "--broker", broker.url(), "--http", f"127.0.0.1:{port}", "--db", str(tmp_path / "club.sqlite"),
-         "--tables", ",".join(TABLES), "--username", "club", "--password-file", str(pw)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    said = []
-    for line in server.stdout:  # the server says when it serves and when it is subscribed
-        said.append(line)
-        if "subscribed" in line:
-            break
-    else:
-        pytest.fail("coindrel club serve did not start:\n" + "".join(said))
-    threading.Thread(target=lambda: [said.append(x) for x in server.stdout], daemon=True).start()
+    server, said = serve_club("--config", str(tmp_path / "club.toml"), "--broker", broker.url(),
+                              "--http", f"127.0.0.1:{port}", "--db", str(tmp_path / "club.sqlite"),
+                              "--tables", ",".join(TABLES), "--username", "club", "--password-file", str(pw))
     tables = Tables(broker, tmp_path)
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"):
-        options.add_argument(arg)
-    browser = webdriver.Chrome(options=options, service=Service(chromedriver))
+    browser = headless_chromium(chromium, chromedriver)
     browser.implicitly_wait(0)
 
     class Rig:
@@ -92,13 +72,10 @@ def rig(tmp_path):
     yield r
     browser.quit()
     tables.close()
-    server.terminate()
     try:
-        server.wait(15)
-    except subprocess.TimeoutExpired:
-        server.kill()
-    broker.stop()
-    assert "Traceback" not in "".join(said), "".join(said)
+        stop_served(server, said)
+    finally:
+        broker.stop()
 
 
 def scores(browser, name):
@@ -115,12 +92,6 @@ def card_text(browser, name) -> str:
     from selenium.webdriver.common.by import By
 
     return _safe(lambda: browser.find_element(By.ID, f"t-{name}").text) or ""
-
-
-def until(browser, cond, timeout=20.0, what="the page"):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    WebDriverWait(browser, timeout, poll_frequency=0.01).until(lambda b: cond(), message=f"waiting for {what}")
 
 
 def test_the_scoreboard_follows_every_table_within_a_second_of_each_drop(rig):

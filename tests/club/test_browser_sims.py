@@ -6,14 +6,13 @@ follows every table without reloading."""
 import json
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 
 import pytest
 
+from .browsing import LATENCY, headless_chromium, serve_club, stop_served, until
 from .support import Mosquitto, free_port, need
-from .test_browser import LATENCY, until
 
 SIMS = ["s1", "s2", "s3"]
 
@@ -21,38 +20,19 @@ SIMS = ["s1", "s2", "s3"]
 @pytest.fixture
 def club(tmp_path):
     chromium, chromedriver = need("chromium", "chromium-browser"), need("chromedriver")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
     broker = Mosquitto(tmp_path / "broker", users=[*SIMS, "club"]).start()
     pw = broker.password_file(tmp_path)
     port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "coindrel", "club", "serve", "--broker", broker.url(), "--http", f"127.0.0.1:{port}",
-         "--db", str(tmp_path / "club.sqlite"), "--tables", ",".join(SIMS), "--username", "club",
-         "--password-file", str(pw)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    said = []
-    for line in server.stdout:
-        said.append(line)
-        if "subscribed" in line:
-            break
-    else:
-        pytest.fail("coindrel club serve did not start:\n" + "".join(said))
-    threading.Thread(target=lambda: [said.append(x) for x in server.stdout], daemon=True).start()
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"):
-        options.add_argument(arg)
-    browser = webdriver.Chrome(options=options, service=Service(chromedriver))
+    server, said = serve_club("--broker", broker.url(), "--http", f"127.0.0.1:{port}",
+                              "--db", str(tmp_path / "club.sqlite"), "--tables", ",".join(SIMS), "--username", "club",
+                              "--password-file", str(pw))
+    browser = headless_chromium(chromium, chromedriver)
     yield f"http://127.0.0.1:{port}", browser, broker, pw
     browser.quit()
-    server.terminate()
     try:
-        server.wait(15)
-    except subprocess.TimeoutExpired:
-        server.kill()
-    broker.stop()
-    assert "Traceback" not in "".join(said), "".join(said)
+        stop_served(server, said)
+    finally:
+        broker.stop()
 
 
 # Every state each card shows, with when the page first showed it: recorded in the

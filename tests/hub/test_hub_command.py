@@ -187,3 +187,12 @@ def test_calibration_file_errors_are_named():
         calib.from_json({"format": 1, "halls": {"R1S1": {"l": 1}}}, CM)
     with pytest.raises(calib.CalibrationError, match="hall_filter 0"):
         calib.from_json({"format": 1, "hall_filter": 0, "halls": {}}, CM)
+
+
+@pytest.mark.parametrize("action", [["monitor"], ["info"], ["calibration", "get"]])
+def test_a_url_pyserial_cannot_open_is_said_at_once_not_retried(capsys, action):
+    from coindrel.cli import main
+
+    assert main(["hub", *action, "--url", "nonsense://x"]) == 2
+    err = capsys.readouterr().err
+    assert "--url 'nonsense://x': pyserial has no nonsense:// ports" in err and "socket://" in err

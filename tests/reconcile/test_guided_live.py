@@ -109,7 +109,7 @@ def test_a_slow_machine_changes_nothing(tmp_path):
     assert [b.to_json() for b in stalled.bands] == [b.to_json() for b in ok.bands]
 
 
-def test_no_hub_answering_is_said_plainly():
+def test_no_hub_answering_is_said_plainly(capsys):
     import pytest
 
     from coindrel.engine import EngineError
@@ -124,3 +124,4 @@ def test_no_hub_answering_is_said_plainly():
 
     with pytest.raises(EngineError, match="no hub answered on /dev/coindrel-hub"):
         asyncio.run(calibrate.run(Silent(), Calibration(["R1S1"]), lambda p: None))
+    assert "waiting up to 15 s for the hub on /dev/coindrel-hub" in capsys.readouterr().err  # not 15 silent seconds

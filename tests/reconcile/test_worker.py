@@ -94,3 +94,22 @@ def test_reset_and_expecting_go_through_the_worker():
         assert diag.rec.belief.text() == state.text() and diag.rec.expecting is False
     finally:
         diag.close()
+
+
+def test_the_worker_lets_the_loop_in_every_millisecond_and_never_raises_a_lower_interval():
+    import sys
+
+    from coindrel.reconcile.worker import SWITCH_INTERVAL
+
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)  # CPython's default: a loop wake-up could wait 5 ms for the lock
+        d = Diagnosis(Reconciler(G))
+        assert sys.getswitchinterval() <= SWITCH_INTERVAL <= 0.001
+        d.close()
+        sys.setswitchinterval(0.0002)
+        d = Diagnosis(Reconciler(G))
+        assert sys.getswitchinterval() == pytest.approx(0.0002)
+        d.close()
+    finally:
+        sys.setswitchinterval(before)

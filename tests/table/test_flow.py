@@ -1,55 +1,12 @@
 """The tabletop match flow, driven with a fake clock and reconciler reports."""
 
-import pytest
-
 from coindrel.display import (ConnectionView, DiagnosisView, MatchResultView, MatchView, MenuView, MessageView,
                               RevealView, notice_text, page_count)
-from coindrel.engine import BoardState, Variants, drop, standard_geometry
+from coindrel.engine import BoardState, Variants, drop
 from coindrel.reconcile.report import DropReport
 from coindrel.table import effects as fx
-from coindrel.table.flow import TableFlow
-from coindrel.table.setupmenu import Choices
-from coindrel.events import SwitchEvent
 
-G = standard_geometry()
-FLAT = "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
-
-
-def make_flow(board=FLAT, dropper=False, **choices):
-    flow = TableFlow(G, Choices(**choices), new_seed=lambda: 1234,
-                     read_board=lambda: BoardState.parse(board) if board else None, has_dropper=dropper)
-    return flow
-
-
-def kinds(flow):
-    out = [(e.kind, e.name, e.entry) for e in flow.effects]
-    flow.effects.clear()
-    return out
-
-
-def started(flow, now=0.0):
-    flow.on_action("select", now)  # Start match
-    assert flow.mode == "reveal"
-    flow.on_action("select", now + 1)
-    assert flow.mode == "turn"
-    return flow.match
-
-
-def report_for(match, entry, n, verdict="ok", seen=None, diagnosis=(), t=0.0):
-    """What a reconciler reports for a healthy (or described) drop."""
-    o = drop(match.board, [entry])
-    return DropReport(drop=n, entry=entry, entry_seen=True, t=t, expected_exits=o.exits,
-                      observed_exits=o.exits if seen is None else seen, verdict=verdict,
-                      diagnosis=list(diagnosis), state=o.board.rows(), scored_exits=o.exits)
-
-
-def choose(flow, option, now):
-    """Answer the mismatch screen as a person does: press to the choices, turn to ``option``, press."""
-    flow.on_action("select", now)
-    assert flow.view(now).page == page_count(flow.view(now)) - 1, "a press on the words goes to the choices"
-    while flow.view(now).options[flow.view(now).selected] != option:
-        flow.on_action("next", now)
-    flow.on_action("select", now)
+from .flowkit import kinds, make_flow, report_for, started
 
 
 def test_menu_toggles_and_start_reveals_round_one():
@@ -81,42 +38,6 @@ def test_a_drop_scores_what_the_exits_saw():
     flow.on_report(rep, 6.0)
     assert m.results[-1].entry == 0 and flow.mode == "turn"
     assert isinstance(flow.view(6.0), MatchView)
-
-
-def test_mismatch_pauses_shows_explanations_and_board_is_right_goes_on():
-    flow = make_flow(board="LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL")
-    m = started(flow)
-    # Entry 8 on a flat board reaches exit 16; the beam saw nothing.
-    finding = type("F", (), {"say": "Exit 16 did not see a coin the cascade sent there."})()
-    rep = report_for(m, 7, 1, verdict="mismatch", seen=(), diagnosis=[finding])
-    flow.on_report(rep, 3.0)
-    assert flow.mode == "mismatch"
-    v = flow.view(3.0)
-    assert isinstance(v, DiagnosisView) and v.findings[0].startswith("Exit 16")
-    assert v.expected == (15,) and v.observed == ()
-    assert m.totals == (2, 0)  # scored from the explained cascade, not the dead beam
-    assert (fx.SOUND, "mismatch", None) in kinds(flow)
-    left = m.remaining(3.0)
-    assert m.remaining(30.0) == left  # the clock waits for the players
-    choose(flow, "Board is right", 30.0)
-    assert flow.mode == "turn" and m.remaining(31.0) == left - 1
-
-
-def test_undo_after_a_mismatch_asks_to_put_the_board_back():
-    flow = make_flow()
-    m = started(flow)
-    finding = type("F", (), {"say": "R1S1 stuck?"})()
-    o = drop(m.board, [0])
-    rep = report_for(m, 0, 1, verdict="mismatch", diagnosis=[finding])
-    flow.on_report(rep, 2.0)
-    choose(flow, "Undo last drop", 2.5)
-    assert flow.mode == "restore" and m.results == [] and m.board.text() == FLAT
-    assert any(e.kind == fx.BELIEF for e in flow.effects)
-    text = flow.view(3.0).text
-    assert o.board.has_coin("R1S1") and "Take coin off R1S1" in text
-    flow.on_event(SwitchEvent(3.0, "R1S1", "L"), 3.0)
-    flow.on_action("select", 4.0)
-    assert flow.mode == "turn"
 
 
 def test_clock_expiry_lights_the_entry_or_drives_the_dropper():
@@ -204,50 +125,6 @@ def test_events_outside_a_drop_are_flagged_not_scored():
     assert isinstance(flow.view(7.0), MatchView)
 
 
-def test_correcting_the_score_of_the_last_drop():
-    flow = make_flow()
-    m = started(flow)
-    finding = type("F", (), {"say": "Exit 16 did not see a coin."})()
-    o = drop(m.board, [7])  # entry 8 on a flat board reaches exit 16
-    rep = report_for(m, 7, 1, verdict="mismatch", seen=(), diagnosis=[finding])
-    rep.scored_exits = ()  # suppose the reconciler could not tell: nothing scored
-    flow.on_report(rep, 1.0)
-    assert m.totals == (0, 0)
-    choose(flow, "Correct score", 1.0)
-    assert flow.mode == "correct"
-    for _ in range(15):
-        flow.on_action("next", 1.1)
-    flow.on_action("select", 1.2)  # exit 16: one coin
-    assert flow.view(1.2).items[15].value == "1"
-    flow.on_action("hold-select", 1.3)  # done
-    assert flow.mode == "turn" and m.totals == (2, 0) and m.results[-1].exits == (15,)
-    assert len(m.results) == 1 and m.to_move == 2 and m.board.text() == o.board.text()
-
-
-def test_the_mismatch_screen_says_what_differed_and_pages_through_the_whole_explanation():
-    from coindrel.engine import HallFault, SwitchStuck
-    from coindrel.reconcile.belief import Finding
-
-    flow = make_flow()
-    m = started(flow)
-    rep = report_for(m, 2, 1, verdict="mismatch", diagnosis=[Finding(SwitchStuck("R3S2"), 0.6),
-                                                              Finding(HallFault("R3S2"), 0.3)])
-    rep.expected_flips = {"R1S3": 1, "R3S2": 1}
-    rep.observed_flips = {"R1S3": 1, "R3S2": 0}  # the exits agree: only a flip differs
-    flow.on_report(rep, 2.0)
-    v = flow.view(2.0)
-    assert v.facts == ("R3S2 should have flipped, but did not.",)
-    pages = page_count(v)
-    assert pages >= 3
-    for k in range(1, pages):
-        flow.on_action("next", 2.0 + k)
-        assert flow.mode == "mismatch" and flow.view(3.0).page == k  # reading does not answer
-    flow.on_action("prev", 9.0)
-    assert flow.mode == "mismatch" and flow.view(9.0).page == pages - 2
-    choose(flow, "Board is right", 10.0)
-    assert flow.mode == "turn"
-
-
 def test_a_coin_outside_a_drop_can_be_read_to_the_end_before_it_goes():
     from coindrel.events import ExitEvent
     from coindrel.reconcile.belief import Finding
@@ -265,119 +142,6 @@ def test_a_coin_outside_a_drop_can_be_read_to_the_end_before_it_goes():
     assert isinstance(flow.view(8.5), DiagnosisView)  # reading keeps it up a while
     flow.on_action("select", 9.0)  # OK
     assert isinstance(flow.view(9.0), MatchView)
-
-
-def test_a_revision_of_an_earlier_drop_is_shown_on_the_same_paged_screen():
-    from types import SimpleNamespace
-
-    flow = make_flow()
-    m = started(flow)
-    say = "Earlier, exit 4 missed a coin. Exit 4 works now: a coin is probably stuck below R5S2; look there."
-    record = SimpleNamespace(drop=None, revises=7, verdict="revised", t=9.0, events=[],
-                             diagnosis=[type("F", (), {"say": say})()])
-    flow.on_report(record, 9.0)
-    v = flow.view(9.0)
-    assert isinstance(v, DiagnosisView) and v.title == "About drop 7" and v.findings == (say,)
-    assert m.totals == (0, 0) and not m.results  # a revision scores nothing
-    assert "look there." in notice_text(v)
-
-
-def _sensed_and_believed(flow, m):
-    """A drop whose explanation left R3S4 and R4S4 (and a resting coin on R5S3) other
-    than the hall sensors read them: the halls say the board is as a healthy drop left it."""
-    o = drop(m.board, [3])
-    for s, label in enumerate(G.labels):
-        flow.on_event(SwitchEvent(1.0, label, "LR"[o.board.codes[s] & 1]), 1.0)
-    flow.on_event(SwitchEvent(1.1, "R2S1", "mid"), 1.1)  # between sides: no word on where it is
-    believed = bytearray(o.board.codes)
-    for label in ("R3S4", "R4S4", "R2S1"):
-        believed[G.labels.index(label)] ^= 1
-    believed[G.labels.index("R5S3")] |= 2  # a resting coin the explanation supposes: nothing senses it
-    finding = type("F", (), {"say": "R3S4's hall sensor reads wrong."})()
-    rep = DropReport(drop=1, entry=3, entry_seen=True, t=1.0, expected_exits=o.exits, observed_exits=o.exits,
-                     verdict="mismatch", diagnosis=[finding], state=BoardState(G, bytes(believed)).rows(),
-                     scored_exits=o.exits)
-    flow.on_report(rep, 2.0)
-    assert flow.mode == "mismatch"
-    return o.board, bytes(believed)
-
-
-def test_board_is_right_believes_the_switches_as_the_halls_read_them():
-    flow = make_flow()
-    m = started(flow)
-    sensed, believed = _sensed_and_believed(flow, m)
-    assert m.board.codes == believed
-    kinds(flow)
-    choose(flow, "Board is right", 3.0)
-    assert flow.mode == "turn"
-    want = bytearray(sensed.codes)
-    want[G.labels.index("R5S3")] |= 2  # the supposed coin stays: the players said nothing of pads
-    r2s1 = G.labels.index("R2S1")
-    want[r2s1] = believed[r2s1]  # a rocker between sides keeps its believed side
-    assert bytes(m.board.codes) == bytes(want)
-    beliefs = [e for e in flow.effects if e.kind == fx.BELIEF]
-    assert len(beliefs) == 1 and bytes(beliefs[0].data.codes) == bytes(want)  # the reconciler is told too
-    assert beliefs[0].halls_right  # and that the halls are right: it keeps an explanation that agrees with them
-    assert any(e.get("do") == "board" for e in m.log)  # journalled: a restart believes it too
-
-
-def test_board_is_right_without_hall_sensors_keeps_the_explained_board():
-    flow = TableFlow(G, Choices(), new_seed=lambda: 1234, read_board=lambda: BoardState.parse(FLAT), has_halls=False)
-    m = started(flow)
-    _, believed = _sensed_and_believed(flow, m)
-    kinds(flow)
-    choose(flow, "Board is right", 3.0)
-    assert flow.mode == "turn" and bytes(m.board.codes) == believed
-    assert not [e for e in flow.effects if e.kind == fx.BELIEF]
-
-
-def _to_the_last_drop(flow):
-    """A clock-off match played with healthy drops until the next coin ends it; that coin's entry."""
-    import copy
-
-    m = started(flow)
-    n, now = 0, 2.0
-
-    def ends(entry):
-        trial = copy.deepcopy(m)
-        trial.coin_seen()
-        return trial.play(entry).over
-
-    steps = 0
-    while not (m.phase == "turn" and ends(n % 8)):
-        steps += 1
-        assert steps < 400, f"no way to the last drop: mode {flow.mode}, phase {m.phase}"
-        if flow.mode in ("reveal", "round-result"):
-            flow.on_action("select", now)
-            continue
-        flow.on_entry(n % 8, now)
-        n += 1
-        flow.on_report(report_for(m, (n - 1) % 8, n), now + 0.5)
-        now += 1
-    kinds(flow)
-    return m, n % 8, now
-
-
-@pytest.mark.parametrize("answer", ["Board is right", "Correct score", "Correct score, cancelled"])
-def test_a_mismatched_last_drop_ends_the_match_only_once_it_is_answered(answer):
-    flow = make_flow(clock="off")
-    m, entry, now = _to_the_last_drop(flow)
-    finding = type("F", (), {"say": "Exit 16 did not see a coin."})()
-    flow.on_entry(entry, now)
-    flow.on_report(report_for(m, entry, len(m.results) + 1, verdict="mismatch", seen=(), diagnosis=[finding]), now)
-    assert m.over and flow.mode == "mismatch"
-    assert not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
-    flow.tick(now + 60)  # however long the players take
-    assert flow.mode == "mismatch" and not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
-    choose(flow, answer.split(",")[0], now + 61)
-    if answer.startswith("Correct"):
-        assert flow.mode == "correct" and not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
-        flow.on_action("back" if "cancelled" in answer else "hold-select", now + 62)
-    assert m.over and flow.mode == "round-result"
-    assert [k for k in kinds(flow) if k[0] == fx.END_MATCH] == [(fx.END_MATCH, "finished", None)]
-    flow.tick(now + 70)
-    flow.on_action("select", now + 71)
-    assert flow.mode == "result" and not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
 
 
 def test_a_second_coin_while_the_turns_coin_falls_is_out_of_turn_not_the_next_players_drop():

@@ -91,6 +91,9 @@ def test_the_state_directory_comes_from_the_configuration(state, capsys, tmp_pat
 def test_errors_are_one_clear_line(tmp_path, capsys):
     code, _, err = run(capsys, "--state-dir", str(tmp_path / "nowhere"))
     assert code == 2 and "does not exist" in err and "--state-dir" in err
+    (tmp_path / "a-file").write_text("x")
+    code, _, err = run(capsys, "--state-dir", str(tmp_path / "a-file"))
+    assert code == 2 and "a-file is not a folder" in err and "--state-dir" in err
     (tmp_path / "empty").mkdir()
     code, out, _ = run(capsys, "--state-dir", str(tmp_path / "empty"))
     assert code == 0 and out == "No matches kept yet.\n"

@@ -126,6 +126,8 @@ def test_a_board_file_relative_to_the_configuration(tmp_path):
     ("[board]\nsource = \"usb\"", ["[board] source", "'usb' is not a board source", "'gpio', 'hub', 'none', 'virtual'"]),
     ("[board]\nhub = 3", ["[board] hub", "must be a table"]),
     ("[board.serial]\nport = \"/dev/x\"", ["[board] has unknown key(s) serial"]),
+    ("[board]\nsource = \"hub\"\n[board.hub]\nurl = \"nonsense://x\"",
+     ["[board.hub] url", "pyserial has no nonsense:// ports", "socket://"]),
 ])
 def test_mistakes_name_the_key_and_the_fix(text, needles):
     msg = fails(text, *needles)
@@ -211,3 +213,10 @@ def test_new_setup_draws_and_records_the_seed():
     assert (s.seed, s.clock, s.players, s.variants, s.board) == (3, None, ("C", "D"), Variants(), "mirrored")
     drawn = {d.new_setup().seed for _ in range(20)}
     assert len(drawn) > 15 and all(0 <= x < 2**53 for x in drawn)
+
+
+@pytest.mark.parametrize("url", ["/dev/ttyACM0", "socket://127.0.0.1:8888", "rfc2217://127.0.0.1:2217", "loop://",
+                                 "spy:///dev/ttyACM0"])
+def test_a_hub_url_pyserial_knows_is_taken_as_written(url):
+    s = load(f'[board]\nsource = "hub"\n[board.hub]\nurl = "{url}"\n')
+    assert s.board.backend.url == url

@@ -91,6 +91,26 @@ def test_the_firmware_really_rebooted_and_the_link_resynced(tmp_path):
     assert rig.wire.proc is None, "the MicroPython process ends with the sim"
 
 
+def test_a_stop_ends_the_firmware_sim_after_its_tick(tmp_path):
+    # Ctrl-C / SIGTERM set ``stopped`` (run_fast); the firmware rig once ran on to the end.
+    micropython_or_skip()
+    from coindrel.table.fwsim import FirmwareRig
+
+    rig = FirmwareRig(SimOptions(display="none"), [], state_dir=str(tmp_path / "state"))
+    step = rig._atick
+
+    async def tick_then_stop_at_10():
+        await step()
+        if rig.t >= 10:
+            rig.stopped = True
+
+    rig._atick = tick_then_stop_at_10
+    out = asyncio.run(rig.run(until=600, wall_limit=600))
+    assert out.errors == [] and 10 <= out.t < 10.5, out.t
+    assert not rig.players.finished.is_set()
+    assert rig.wire.proc is None, "the MicroPython process ends with the sim"
+
+
 README_SCRIPT = """{"t": 12.5, "press": "select"}
 {"t": 13, "drop": 4}
 {"t": 14, "hand": "R3S2", "to": "L"}

@@ -241,3 +241,6 @@ def test_urls():
     assert parse_url("socket://0.0.0.0:7777") == ("socket", "0.0.0.0", 7777)
     with pytest.raises(ValueError, match="socket://HOST:PORT"):
         parse_url("/dev/ttyUSB0")
+    for port in ("99999", "-1"):  # bind() raised OverflowError: a traceback
+        with pytest.raises(ValueError, match=f"port {port} is not a TCP port"):
+            parse_url(f"socket://127.0.0.1:{port}")

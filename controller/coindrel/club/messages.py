@@ -20,6 +20,8 @@ import math
 import re
 from typing import Any
 
+from ..errors import CoindrelError
+
 PREFIX = "coindrel"
 TOPICS = ("status", "state", "drop", "result", "request")
 TABLE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
@@ -29,7 +31,7 @@ MAX_LIST = 64
 SCHEMA = 1
 
 
-class MessageError(ValueError):
+class MessageError(CoindrelError, ValueError):
     """A message that does not fit its topic's schema."""
 
 

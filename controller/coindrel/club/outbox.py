@@ -21,6 +21,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from ..errors import CoindrelError
 from .messages import MessageError, encode
 
 log = logging.getLogger("coindrel.club")
@@ -28,7 +29,7 @@ FILE = "club-outbox.sqlite"
 LIMIT = 100_000  # messages; a table offline for weeks still keeps every result (drops beyond this are dropped oldest first)
 
 
-class OutboxError(OSError):
+class OutboxError(CoindrelError, OSError):
     """The outbox cannot be written; the message says what to do."""
 
 

@@ -153,7 +153,8 @@ def run(args) -> int:
                 print_match(detail, out)
             return 0
         if not directory.is_dir():
-            raise EngineError(f"{directory} does not exist: no matches have been kept there "
+            what = "is not a folder" if directory.exists() else "does not exist"
+            raise EngineError(f"{directory} {what}: no matches have been kept there "
                               "(set [storage] state_dir or pass --state-dir)")
         summaries = list_matches(directory)
         if args.limit:

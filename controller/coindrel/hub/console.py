@@ -19,10 +19,15 @@ CONNECT_TIMEOUT = 10.0
 
 
 def _source(args):
-    from ..sources.hub import DEFAULT_URL, HubSource
+    from ..sources.hub import DEFAULT_URL, URL_SCHEMES, HubSource
 
+    url = args.url or DEFAULT_URL
+    scheme = url.partition("://")[0] if "://" in url else None
+    if scheme is not None and scheme not in URL_SCHEMES:  # as [board.hub] url: said now, not retried for ever
+        raise EngineError(f"--url {url!r}: pyserial has no {scheme}:// ports; give a device such as "
+                          f"{DEFAULT_URL}, or one of {', '.join(s + '://' for s in URL_SCHEMES)}")
     cm = load_channel_map(args.map)
-    return HubSource(args.url or DEFAULT_URL, cm, reconnect_delay=0.5), cm
+    return HubSource(url, cm, reconnect_delay=0.5), cm
 
 
 async def _connected(src) -> None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .faults import FIXED, INTERMITTENT, Unexplained, is_persistent, say
+from ..engine.core import COIN, HOLE
+from .faults import FIXED, INTERMITTENT, SwitchUnseated, Unexplained, is_persistent, say
 from .world import World, merge_jams, normalise
 
 # The weight left for explanations not tried, relative to the best found,
@@ -106,14 +107,41 @@ def successors(cand, geometry) -> list[World]:
     jammed = merge_jams(cand.world.jammed, cand.trace.jams, getattr(cand, "cleared", ()))
     codes = bytes(cand.trace.codes)
     logp = cand.logp
-    story = (cand.world.story + tuple(f for f in cand.new_faults() if not is_persistent(f)))[-STORY:]
+    # An unseated rocker that a coin's flip seated again was a one-off knock:
+    # the story remembers it, so a later revision sees it confirmed, not gone.
+    reseated = tuple(f for f in d.fixed if isinstance(f, SwitchUnseated))
+    story = (cand.world.story + tuple(f for f in cand.new_faults() if not is_persistent(f)) + reseated)[-STORY:]
     if not d.unshown:
-        return [World(geometry, codes, frozenset(faults), logp, jammed, story)]
-    n = len(d.unshown)
-    return [
-        World(geometry, codes, frozenset(faults), logp + n * math.log(INTERMITTENT), jammed, story),
-        World(geometry, codes, frozenset(faults - set(d.unshown)), logp + n * math.log(FIXED), jammed, story),
-    ]
+        out = [World(geometry, codes, frozenset(faults), logp, jammed, story)]
+    else:
+        n = len(d.unshown)
+        out = [
+            World(geometry, codes, frozenset(faults), logp + n * math.log(INTERMITTENT), jammed, story),
+            World(geometry, codes, frozenset(faults - set(d.unshown)), logp + n * math.log(FIXED), jammed, story),
+        ]
+    for w in out:
+        w.source = cand
+    return out
+
+
+def provenance(worlds: list[World], physics) -> None:
+    """Each kept world's ``came`` (the chute each resting coin arrived
+    through), from the candidate it came from: the coins its cascade left at
+    rest, and the earlier ones no coin of it disturbed. Worked out only for
+    the few worlds kept, with the candidate's own physical faults."""
+    for w in worlds:
+        cand, w.source = w.source, None
+        if cand is None:
+            continue
+        old = cand.world.came
+        visited = cand.trace.visited()
+        came = {t: (p, side) for t, p, side in old if t not in visited and w.codes[t] & COIN and w.codes[t] != HOLE}
+        if cand.entries and not cand.sticky and not cand.hand:
+            codes = bytearray(cand.codes0)
+            new = physics.rests_via(codes, physics.starts(cand.entries), physics.table(cand.stuck, cand.slips, cand.jams))
+            if bytes(codes) == w.codes:  # the same cascade (no hand or replay the plain run leaves out)
+                came.update(new)
+        w.came = tuple(sorted((t, p, side) for t, (p, side) in came.items() if side >= 0))
 
 
 def next_worlds(ranked: list[tuple], geometry) -> list[World]:

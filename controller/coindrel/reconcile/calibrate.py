@@ -181,8 +181,14 @@ READY_TIMEOUT = 15.0  # seconds to wait for the hub to answer before giving up
 
 
 async def _need_ready(source) -> None:
-    if not await source.ready(READY_TIMEOUT):
-        where = getattr(source, "url", "the board source")
+    where = getattr(source, "url", "the board source")
+    if await source.ready(1.0):
+        return
+    import sys
+
+    # the person sees why nothing happens yet (a hub that is not there took 15 silent seconds)
+    print(f"waiting up to {READY_TIMEOUT:g} s for the hub on {where} to answer...", file=sys.stderr, flush=True)
+    if not await source.ready(READY_TIMEOUT - 1.0):
         raise EngineError(f"no hub answered on {where} within {READY_TIMEOUT:g} s: is it plugged in and running "
                           "the Coindrel firmware (coindrel hub info)? Stop the coindrel service first if it holds the port.")
 

@@ -207,7 +207,7 @@ def fault_from_key(name: str, where: str, geometry) -> Fault:
     return cls()
 
 
-def twins(fault: Fault, geometry) -> list[Fault]:
+def twins(fault: Fault, geometry, at_rest: bool = True) -> list[Fault]:
     """Faults no sensor can ever tell apart from ``fault``: a dead exit beam and
     a jam in the one chute that feeds that exit (the coin is missing either
     way); a rocker resting unseated and a hall drifted into ``mid``. Only a
@@ -221,6 +221,8 @@ def twins(fault: Fault, geometry) -> list[Fault]:
         target = geometry.outs[s][fault.side]
         if target >= geometry.switch_count and sum(1 for o in geometry.outs for t in o if t == target) == 1:
             return [ExitSensorDead(target - geometry.switch_count)]
+        return []
+    if not at_rest:
         return []
     if isinstance(fault, SwitchUnseated):
         return [HallFault(fault.switch)]

@@ -129,14 +129,18 @@ class Group:
     def ordered(self) -> list:
         return sorted(self.events, key=lambda e: e.t)
 
-    def cut(self, switch_index: dict, lead: float) -> int:
+    def cut(self, switch_index: dict, lead: float, together: float = 0.1) -> int:
         """Where a group that never goes quiet can be split: the number of
         its first coins whose predicted events are exactly the events seen
         before the next coin could have made any (``lead`` seconds after it
-        went in), or 0. Those coins are accounted for and can be reported."""
+        went in), or 0. Those coins are accounted for and can be reported.
+        Never between two counts of one entry ``together`` seconds apart:
+        two coins at once or one counted twice, only the cascade of both tells."""
         ordered = self.ordered()
         entries = [ev for ev in ordered if isinstance(ev, EntryEvent)]
         for k in range(len(entries) - 1, max(0, len(entries) - 5), -1):
+            if _together(entries, k, together):
+                continue
             before = entries[k].t + lead
             exits: dict = {}
             flips: dict = {}
@@ -165,7 +169,7 @@ class Group:
                 return k
         return 0
 
-    def force_cut(self, switch_index: dict, now: float, fall: float, lead: float) -> tuple[int, list]:
+    def force_cut(self, switch_index: dict, now: float, fall: float, lead: float, together: float = 0.1) -> tuple[int, list]:
         """A group that never goes quiet and whose coins are not what the
         belief predicts (a fault nobody has diagnosed yet) is still cut: at
         the first coin that went in after every coin before it had time to
@@ -176,6 +180,8 @@ class Group:
         ordered = self.ordered()
         entries = [ev for ev in ordered if isinstance(ev, EntryEvent)]
         k = sum(1 for ev in entries if ev.t <= now - fall)
+        while 0 < k < len(entries) and _together(entries, k, together):
+            k -= 1
         if k < 1 or k >= len(entries):
             return 0, []
         before = entries[k].t + lead
@@ -210,3 +216,9 @@ class Group:
                     settled[s] = side
             head.append(ev)
         return k, head
+
+
+def _together(entries: list, k: int, window: float) -> bool:
+    """Coin ``k`` went into the same entry as coin ``k - 1`` within ``window``."""
+    a, b = entries[k - 1], entries[k]
+    return a.entry == b.entry and b.t - a.t <= window

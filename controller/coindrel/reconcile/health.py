@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..engine import catalog
 from .faults import is_persistent, say, twins
 
 PERSISTENT_FLOOR = 0.05
@@ -58,9 +59,9 @@ class HealthTracker:
                 self.mismatches += 1
         for i, finding in enumerate(report.diagnosis):
             f = finding.fault
-            if f.name == "unexplained":
+            if f.name == catalog.UNEXPLAINED:
                 self.unexplained += 1
-            if f.name == "events_lost":
+            if f.name == catalog.EVENTS_LOST:
                 self.lost += 1
             r = self.records.get(f)
             if r is None:
@@ -95,7 +96,7 @@ class HealthTracker:
         incidents = [
             r.to_json()
             for r in sorted(self.records.values(), key=lambda r: (r.first_drop or 0, r.fault.name))
-            if not is_persistent(r.fault) and r.fault.name not in ("unexplained", "events_lost") and r.best_confidence >= 0.5
+            if not is_persistent(r.fault) and r.fault.name not in (catalog.UNEXPLAINED, catalog.EVENTS_LOST) and r.best_confidence >= 0.5
         ]
         return HealthReport(
             drops=self.drops,

@@ -156,6 +156,30 @@ class Physics:
                 jams[k] = jams.get(k, 0) + 1
         return Trace(exits, flips, arrivals, swallowed, jams or {}, codes)
 
+    def rests_via(self, codes: bytearray, starts, table) -> dict:
+        """``run``, tracking each coin's chute: {switch: (parent, side)} for
+        the coins that came to rest through an outlet (mutates ``codes``).
+        Only the few worlds kept after a group need it, so ``run`` stays lean."""
+        n, outs = self.n, self.geometry.outs
+        stack = [(s, -1, -1) for s in starts]
+        came: dict = {}
+        while stack:
+            s, parent, side = stack.pop()
+            if s >= n:
+                continue
+            c = codes[s]
+            new, targets, _ = table[s][c]
+            codes[s] = new
+            if not targets and new & COIN and new != HOLE:
+                if parent >= 0:
+                    came[s] = (parent, side)
+                continue
+            came.pop(s, None)  # whatever rested here left with this coin
+            o = outs[s]
+            for x in targets:
+                stack.append((x, s, 0 if x == o[0] else 1 if x == o[1] else -1))
+        return came
+
     # -- what a coin did at a switch, from an arrival (for pruning) -------------
 
     def rested(self, arrival: int) -> bool:

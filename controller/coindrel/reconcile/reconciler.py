@@ -22,7 +22,7 @@ from ..engine import catalog
 from ..engine import BoardState, Geometry, Variants, standard_geometry
 from ..engine.core import HOLE, PAD_R
 from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
-from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior
+from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior, provenance
 from .faults import EventsLost, Unexplained, is_persistent
 from .grouping import Group, Predictor
 from .health import HealthTracker
@@ -146,14 +146,14 @@ class Reconciler:
                 self._split(group, ev.t)
 
     def _split(self, group: Group, now: float) -> None:
-        k = group.cut(self.switch_index, LEAD)
+        k = group.cut(self.switch_index, LEAD, self.timing.chatter_window)
         ordered = group.ordered()
         if k:
             entries = [ev for ev in ordered if isinstance(ev, EntryEvent)]
             before = entries[k].t + LEAD
             head = [ev for ev in ordered if (ev.t < before and not isinstance(ev, EntryEvent)) or any(ev is e for e in entries[:k])]
         elif now - group.events[0].t > FORCE_HORIZON:
-            k, head = group.force_cut(self.switch_index, now, max(FORCE_FALL, self.timing.patience), LEAD)
+            k, head = group.force_cut(self.switch_index, now, max(FORCE_FALL, self.timing.patience), LEAD, self.timing.chatter_window)
             if not k:
                 return
         else:
@@ -282,15 +282,19 @@ class Reconciler:
         # ok: a healthy board in the believed state does exactly this, and the
         # best explanation needs no fault (two counts 40 ms apart in one entry
         # fit two coins, but one coin and a chattering beam fit better).
-        if not best.shown() and best.world is not prev and self._healthy(obs, best.world):
+        if not best.shown() and best.world is not prev and best.world.faults <= prev.faults and self._healthy(obs, best.world):
             # The drop fits, cleanly, a board state the controller held as the
             # less likely one after an earlier ambiguous drop: nothing went
-            # wrong now; that state was the right one.
+            # wrong now; that state was the right one. (Not when that world
+            # also believed a fault the likelier one did not, e.g. a beam that
+            # counted one coin twice rather than two coins: then this drop is
+            # the one that tells, and it says so.)
             prev = best.world
         ok = not best.shown() and self._healthy(obs, prev)
         self._count(best)
         found = [self._rated(f) for f in findings(ranked, prev)]
         self.worlds = next_worlds(ranked, self.geometry)
+        provenance(self.worlds, self.physics)
         self._prove(best)
         order = drop_times(obs, best, self.timing.chatter_window)
         if not order:

@@ -97,7 +97,7 @@ class Reviser:
             q = probs[lead] / s
             # Twins (a dead exit beam and a jam in the only chute to it) no
             # sensor tells apart: a shift between them is no evidence.
-            changed = lead != p.leader and q >= NEW_LEADER and lead not in twins(p.leader, self.geometry)
+            changed = lead != p.leader and q >= NEW_LEADER and lead not in twins(p.leader, self.geometry, at_rest=False)
             settled = lead == p.leader and q >= SETTLED and p.sure < TIED and not p.revised
             if changed or settled:
                 diag = [Finding(f, probs[f] / s, p.together.get(f, ())) for f in ranked if probs[f] / s >= 0.01]

@@ -78,7 +78,7 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "cleared")
+MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "cleared")
 
 
 class Search:
@@ -120,6 +120,7 @@ class Search:
         assumed: set = set()
         removed = []
         spared = []
+        lost: list = []
         cost = 0.0
         hand: dict = {}
         tipped: list = []  # coins a hand tipped off before the drop's coins came
@@ -140,6 +141,10 @@ class Search:
                 codes[s] |= COIN
             elif k == "remove":
                 codes[s] &= ~COIN & 0xFF
+            elif k == "lost":  # the coin believed resting here jammed in the chute it came by
+                codes[s] &= ~COIN & 0xFF
+                lost.append(divmod(m.side, 2))
+                jams.add(lost[-1])
             elif k == "pad":
                 codes[s] ^= PAD_R
                 assumed.add(s)
@@ -188,6 +193,10 @@ class Search:
             codes[s] = 1 - old
             if coin:
                 trace = trace.merged(self.physics.run(codes, [self.physics.geometry.outs[s][old]], table))
+        if lost:
+            trace.jams = dict(trace.jams)
+            for k in lost:
+                trace.jams[k] = trace.jams.get(k, 0) + 1
         # Work is counted in cascades of up to WORK_ARRIVALS coin arrivals, so
         # a long group of many coins spends its budget as fast as it takes time.
         self.evaluations += 1 + len(trace.arrivals) // WORK_ARRIVALS
@@ -227,7 +236,7 @@ class Search:
         taken = {(m.kind, m.s, m.side) for m in base}
         base_stuck = idx.stuck | {m.s for m in base if m.kind == "stuck"}
         base_slips = idx.slips | {m.s for m in base if m.kind == "slip"}
-        base_pad = {m.s for m in base if m.kind in ("pad", "add", "remove")}
+        base_pad = {m.s for m in base if m.kind in ("pad", "add", "remove", "lost")}
         out: list[Move] = []
         seen_switch: set = set()
         sides: set = set()
@@ -255,6 +264,12 @@ class Search:
                 if code & COIN:
                     out.append(Move("remove", s, fault=_fault(CoinRemoved, label, True) if unseen else _fault(CoinRemoved, label),
                                     cost=UNSEEN_COST if unseen else _LOG[catalog.COIN_REMOVED]))
+                    # Or that coin never arrived: it stuck in the chute it came
+                    # by (the drop that sent it saw nothing: it would have
+                    # rested here unseen), and that chute holds later coins too.
+                    via = world.came_at(s)
+                    if via is not None and via not in idx.jams and not any(m.kind == "chute" and (m.s, m.side) == via for m in base):
+                        out.append(Move("lost", s, 2 * via[0] + via[1], fault=_fault(Jam, labels[via[0]], via[1]), cost=_LOG[catalog.JAM]))
                 else:
                     out.append(Move("add", s, fault=_fault(CoinAdded, label, True) if unseen else _fault(CoinAdded, label),
                                     cost=UNSEEN_COST if unseen else _LOG[catalog.COIN_ADDED]))

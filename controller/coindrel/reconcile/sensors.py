@@ -121,8 +121,8 @@ def derive(
             if not plausible:
                 # A coin no cascade could bring: put in by hand or a false break.
                 # Between drops that is the likely story; inside a drop, a last resort.
-                each = _LOG["stray_coin"] if stray else STRAY_IN_DROP
-                d.add(_fault(StrayCoin, x), each - _LOG["stray_coin"] + (o - t - 1) * each)
+                each = _LOG[StrayCoin.name] if stray else STRAY_IN_DROP
+                d.add(_fault(StrayCoin, x), each - _LOG[StrayCoin.name] + (o - t - 1) * each)
             elif x in index.chatter_exits and plausible:
                 d.exercised.append(_fault(ExitSensorChatter, x))
             else:

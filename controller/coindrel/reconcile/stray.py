@@ -102,7 +102,7 @@ def jam_candidates(search: Search, world) -> None:
         target = physics.geometry.outs[s][side]
         trace = physics.run(codes, [target] * count, table)
         label = search.labels[s]
-        moves = (Move("cleared", s, side, fault=JamCleared(label, side), cost=_LOG["jam_cleared"]),)
+        moves = (Move("cleared", s, side, fault=JamCleared(label, side), cost=_LOG[JamCleared.name]),)
         cand = _finish(search, world, moves, trace, {}, bytes(world.codes))
         if cand is not None:
             cand.cleared = ((s, side),)

@@ -57,16 +57,28 @@ def fault_index(faults: frozenset, geometry: Geometry) -> FaultIndex:
 
 
 class World:
-    __slots__ = ("codes", "faults", "logw", "jammed", "geometry", "story")
+    __slots__ = ("codes", "faults", "logw", "jammed", "geometry", "story", "came", "source")
 
     def __init__(self, geometry: Geometry, codes: bytes, faults: frozenset = frozenset(), logw: float = 0.0,
-                 jammed: tuple = (), story: tuple = ()):
+                 jammed: tuple = (), story: tuple = (), came: tuple = ()):
         self.geometry = geometry
         self.codes = bytes(codes)
         self.faults = frozenset(faults)
         self.logw = logw
         self.jammed = jammed  # ((switch, side), coins) sorted
         self.story = story  # the one-off events (coin added, moved by hand...) this world assumed lately
+        # Where resting coins came from: ((switch, parent, side), ...) for each
+        # coin a cascade this world explained left at rest, the outlet it
+        # arrived through. A coin believed there that is not may never have
+        # arrived: a jam in that chute (the drop that sent it saw nothing).
+        self.came = came
+        self.source = None  # the candidate this world came from, until its provenance is worked out
+
+    def came_at(self, s: int):
+        for t, parent, side in self.came:
+            if t == s:
+                return parent, side
+        return None
 
     @property
     def index(self) -> FaultIndex:

@@ -2,6 +2,10 @@
 table's own outputs, or the hub's), the display's wake-up, and what the flow
 asks of the table itself (a new match, a new belief, the end of a match).
 
+One catalog, ``HANDLERS``: a row per effect class (``effects.py``), so a new
+effect is its dataclass there and one ``@carries`` handler here; a test fails
+for an effect class without a row.
+
 A failing output never stops the match: it is logged and the next effect runs.
 """
 
@@ -9,10 +13,85 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Callable
 
 from . import effects as fx
 
 log = logging.getLogger("coindrel.table")
+
+# effect class -> handler(table, effect, now)
+HANDLERS: dict[type[fx.Effect], Callable[..., None]] = {}
+
+
+def carries(cls: type[fx.Effect]):
+    """Make the decorated ``handler(table, effect, now)`` the row of ``cls``."""
+
+    def register(handler):
+        if cls in HANDLERS:
+            raise ValueError(f"{cls.__name__} already has a handler: {HANDLERS[cls].__name__}")
+        HANDLERS[cls] = handler
+        return handler
+
+    return register
+
+
+@carries(fx.Sound)
+def _sound(table, e: fx.Sound, now: float) -> None:
+    if table.outputs is not None:
+        table.outputs.buzzer.play(e.name, now)
+
+
+@carries(fx.Led)
+def _led(table, e: fx.Led, now: float) -> None:
+    o = table.outputs
+    if o is not None:
+        if e.name == "off":
+            o.leds.set(e.entry, False)
+        else:
+            o.leds.blink(e.entry, now)
+    table._hub_outputs(leds=[] if e.name == "off" else [e.entry])
+
+
+@carries(fx.LedsOff)
+def _leds_off(table, e: fx.LedsOff, now: float) -> None:
+    if table.outputs is not None:
+        table.outputs.leds.clear()
+    table._hub_outputs(leds=[])
+
+
+@carries(fx.Drop)
+def _drop(table, e: fx.Drop, now: float) -> None:
+    o = table.outputs
+    if o is not None and o.dropper.available:
+        o.dropper.drop(e.entry, now)
+    else:
+        table._hub_outputs(drop=e.entry)
+
+
+@carries(fx.Wake)
+def _wake(table, e: fx.Wake, now: float) -> None:
+    if table.display is not None:
+        table.display.wake(now)
+
+
+@carries(fx.NewMatch)
+def _new_match(table, e: fx.NewMatch, now: float) -> None:
+    table._new_match(e.match)
+
+
+@carries(fx.Belief)
+def _belief(table, e: fx.Belief, now: float) -> None:
+    table._believe(e.board, halls_right=e.halls_right)
+
+
+@carries(fx.Expect)
+def _expect(table, e: fx.Expect, now: float) -> None:
+    table._expect(bool(e.on))
+
+
+@carries(fx.EndMatch)
+def _end_match(table, e: fx.EndMatch, now: float) -> None:
+    table._end_match(e.name, e.match)
 
 
 class EffectsMixin:
@@ -28,35 +107,7 @@ class EffectsMixin:
                 log.exception("could not carry out %s", e)
 
     def _apply(self, e: fx.Effect, now: float) -> None:
-        o = self.outputs
-        if e.kind == fx.SOUND and o is not None:
-            o.buzzer.play(e.name, now)
-        elif e.kind == fx.LED:
-            if o is not None:
-                if e.name == "off":
-                    o.leds.set(e.entry, False)
-                else:
-                    o.leds.blink(e.entry, now)
-            self._hub_outputs(leds=[] if e.name == "off" else [e.entry])
-        elif e.kind == fx.LEDS_OFF:
-            if o is not None:
-                o.leds.clear()
-            self._hub_outputs(leds=[])
-        elif e.kind == fx.DROP:
-            if o is not None and o.dropper.available:
-                o.dropper.drop(e.entry, now)
-            else:
-                self._hub_outputs(drop=e.entry)
-        elif e.kind == fx.WAKE and self.display is not None:
-            self.display.wake(now)
-        elif e.kind == fx.NEW_MATCH:
-            self._new_match(e.data)
-        elif e.kind == fx.BELIEF:
-            self._believe(e.data, halls_right=e.halls_right, pads_checked=e.pads_checked)
-        elif e.kind == fx.EXPECT:
-            self._expect(bool(e.data))
-        elif e.kind == fx.END_MATCH:
-            self._end_match(e.name, e.data)
+        HANDLERS[type(e)](self, e, now)
 
     def _hub_outputs(self, **kw) -> None:
         if not (self.hub_leds or self.hub_dropper):
@@ -74,4 +125,4 @@ class EffectsMixin:
             log.warning("hub outputs %s failed: %s", kw, e)
 
 
-__all__ = ["EffectsMixin"]
+__all__ = ["EffectsMixin", "HANDLERS", "carries"]

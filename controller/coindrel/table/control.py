@@ -30,6 +30,7 @@ import stat
 from pathlib import Path
 
 from ..engine import EngineError, Variants
+from ..errors import CoindrelError
 from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from .sections import MAX_NAME, VARIANT_NAMES
 from .setupmenu import CLOCKS
@@ -44,7 +45,7 @@ BUTTONS = {"select": SELECT, "back": BACK, "left": PREV, "right": NEXT, "hold": 
 COMMANDS = ("status", "new-match", "press")
 
 
-class RequestError(ValueError):
+class RequestError(CoindrelError, ValueError):
     """A request that cannot be carried out; the message goes to the client."""
 
 

@@ -105,7 +105,7 @@ class DiagnosisMixin:
                  pads_checked: bool = False) -> None:
         """The match set the board (a new match, an undo, a drop scored as
         predicted, the players' "Board is right": ``halls_right``; their
-        check of the pads after lost events, or a new match: ``pads_checked``)."""
+        set-up of a new match: ``pads_checked``, the resting coins are known)."""
         self._reconciler_for(match or self.flow.match)
         if self._diag is not None:
             self._diag.reset(board, halls_right=halls_right)

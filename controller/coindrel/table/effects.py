@@ -83,7 +83,6 @@ class Belief(Effect):
     kind: ClassVar[Kind] = Kind.BELIEF
     board: Any  # an engine BoardState
     halls_right: bool = False  # the players vouched for the board as its hall sensors read it
-    pads_checked: bool = False  # the players made the pads as ``board`` has them (after lost events)
 
     @property
     def data(self):

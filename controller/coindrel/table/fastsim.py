@@ -256,7 +256,7 @@ class FastRig:
 
     async def _atick(self) -> None:
         self._tick()
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # let the table's output tasks (dropper, LEDs) run
 
     @property
     def errors(self) -> list[str]:
@@ -292,8 +292,13 @@ class FastRig:
                 self._snapshot()
 
     async def run(self, until: float | None = None, wall_limit: float | None = None) -> Outcome:
+        """Tick until the people are done, ``until`` (board time), the wall
+        limit, a failed journal or a stop; every error ends up in the outcome.
+        A rig with more to start, tick or close (``fwsim``) overrides
+        ``_start``, ``_atick`` and ``_aclose``."""
         started = time.monotonic()
         try:
+            await self._start()
             while not self.players.finished.is_set() and not self.stopped:
                 if until is not None and self.t >= until:
                     break
@@ -303,8 +308,7 @@ class FastRig:
                 if wall_limit is not None and time.monotonic() - started > wall_limit:
                     self.out.errors.append(f"the sim did not finish within {wall_limit:g} s of wall time")
                     break
-                self._tick()
-                await asyncio.sleep(0)  # let the table's output tasks (dropper, LEDs) run
+                await self._atick()
         except EngineError as e:
             self.out.errors.append(f"{type(e).__name__}: {e}")
         except Exception as e:  # noqa: BLE001 - any internal error ends the sim and is reported
@@ -313,8 +317,14 @@ class FastRig:
         finally:
             self.out.t = self.t
             self.out.errors.extend(self._errors.messages)
-            self.close()
+            await self._aclose()
         return self.out
+
+    async def _start(self) -> None:
+        pass
+
+    async def _aclose(self) -> None:
+        self.close()
 
 
 async def run_fast(opts, script=(), until: float | None = None, say=None) -> dict:

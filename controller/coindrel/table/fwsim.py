@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-import time
 
-from ..engine import EngineError
 from ..events import StatusEvent
 from ..virtual.fwhub import FirmwareWire
 from ..virtual.linkstep import Lockstep
 from .daemon import Table
-from .fastsim import FastRig, log, note_resumed
+from .fastsim import FastRig, note_resumed
 from .script import Do
 from .setupmenu import Choices
 from .store import MatchStore
@@ -79,7 +77,7 @@ class FirmwareRig(FastRig):
             if isinstance(ev, StatusEvent) and ev.state in ("connected", "resync"):
                 self._ask_positions()
 
-    async def _atick_fw(self) -> None:
+    async def _atick(self) -> None:
         end = self.t + self.step_s
         while self.next_step < len(self.script) and self.script[self.next_step].t <= end:
             s = self.script[self.next_step]
@@ -91,31 +89,12 @@ class FirmwareRig(FastRig):
         self.players.step()
         self._remember_match()
 
-    async def run(self, until: float | None = None, wall_limit: float | None = None):
-        started = time.monotonic()
+    async def _start(self) -> None:
+        await self.rig.start()
+
+    async def _aclose(self) -> None:
         try:
-            await self.rig.start()
-            while not self.players.finished.is_set():
-                if until is not None and self.t >= until:
-                    break
-                if self.table.failed is not None:
-                    self.out.errors.append(f"the journal failed: {self.table.failed}")
-                    break
-                if wall_limit is not None and time.monotonic() - started > wall_limit:
-                    self.out.errors.append(f"the sim did not finish within {wall_limit:g} s of wall time")
-                    break
-                await self._atick_fw()
-        except EngineError as e:
-            self.out.errors.append(f"{type(e).__name__}: {e}")
-        except Exception as e:  # noqa: BLE001 - any internal error ends the sim and is reported
-            log.exception("the sim stopped")
-            self.out.errors.append(f"internal error: {e!r}")
+            await self.rig.close()
         finally:
-            self.out.t = self.t
-            self.out.errors.extend(self._errors.messages)
-            try:
-                await self.rig.close()
-            finally:
-                self.wire.close()
-                self.close()
-        return self.out
+            self.wire.close()
+            self.close()

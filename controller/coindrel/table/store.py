@@ -25,72 +25,16 @@ from typing import Any, Callable
 
 from .. import __version__
 from ..engine import Match
-from ..events import event_from_json, event_to_json
 from .history import CURRENT, DAMAGED, HISTORY, NUMBER, SUFFIX, MatchSummary, history_files, match_summary
-from .journal import (Journal, JournalError, cut_tail, fsync_dir, move_durably, read_journal, utc_stamp,
+from .journal import (JournalError, cut_tail, fsync_dir, move_durably, read_journal, utc_stamp,
                       write_durably)
+from .matchjournal import MatchJournal
 from .records import Damage, Record
 from .replay import Contents, read_contents
 
 
 class StoreError(JournalError):
     """The state directory cannot be used as asked."""
-
-
-class MatchJournal(Journal):
-    """The journal of one match: its actions, board events, verdicts and
-    corrections, in the order they happened."""
-
-    number: int = 0
-    match_id: str = ""
-    started: float | None = None
-    acts: int = 0  # how many of ``match.log``'s actions are in the journal
-
-    def sync_match(self, match: Match) -> int:
-        """Append the match's actions that are not saved yet and make them
-        (and any events before them) durable. Call it after every change to
-        the match and before anyone is shown the result. Returns how many
-        actions were written."""
-        log = match.log
-        if len(log) < self.acts:
-            raise JournalError(f"the match log has {len(log)} actions but {self.acts} are saved; "
-                               "the journal and the match no longer belong together")
-        new = log[self.acts:]
-        if new:
-            self.append_many([("act", a) for a in new])
-            self.acts += len(new)
-        elif self.unsynced:
-            self.sync()
-        return len(new)
-
-    def event(self, ev, durable: bool = False, hub=None) -> int:
-        """A board event (an event object, or its sensing.md JSON form).
-        Written at once; durable with the next action, verdict or ``sync()``.
-        ``hub``: its ``HubPosition``, kept in the same record as ``"hub":
-        [boot, number]``, so it is durable exactly when its event is."""
-        data = event_to_json(ev) if not isinstance(ev, dict) else event_to_json(event_from_json(ev))
-        if hub is not None:
-            data["hub"] = [hub.boot_id, hub.num]
-        return self.append("ev", data, durable)
-
-    def verdict(self, data) -> int:
-        """A reconciliation verdict (sensing.md section 4 line, or the report
-        itself). A report's exits as scored are kept with it: they rebuild the
-        drop should its action record be damaged (``salvage``)."""
-        if hasattr(data, "to_json"):
-            report, data = data, data.to_json()
-            scored = getattr(report, "scored_exits", None)
-            if scored is not None and report.drop is not None:
-                data["scored"] = [x + 1 for x in scored]
-        return self.append("verdict", data)
-
-    def correction(self, data: dict) -> int:
-        """A belief correction the reconciler made (its reasons; the board
-        change itself reaches the match as ``Match.set_board``)."""
-        return self.append("correction", data)
-
-    def note(self, data: dict, durable: bool = True) -> int:
-        return self.append("note", data, durable)
 
 
 @dataclass

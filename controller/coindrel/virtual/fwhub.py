@@ -35,6 +35,7 @@ from ..hub.channelmap import load_channel_map
 from .rand import derive
 
 HOST = Path(__file__).with_name("fwhost")
+PICO_BASE = HOST / "base"  # what the host's fakes share with the firmware tests'
 TICK = 0.01  # board seconds: the firmware runs at least this often while the board runs (commands answered, heartbeats)
 FIRMWARE = Path(__file__).resolve().parents[3] / "firmware"
 
@@ -110,7 +111,7 @@ class FirmwareWire:
         names = ("fw-boot", self.boots) if not self.boot_salt else ("fw-boot", self.boot_salt, self.boots)
         boot_id = derive(self.board.config.seed, *names) & 0xFFFFFFFF
         env = dict(os.environ)
-        env["MICROPYPATH"] = os.pathsep.join([".frozen", str(HOST), str(self.firmware)])
+        env["MICROPYPATH"] = os.pathsep.join([".frozen", str(HOST), str(PICO_BASE), str(self.firmware)])
         self.proc = subprocess.Popen(
             [self.binary, "-X", "heapsize=192k", str(HOST / "host.py"), self.cal_path, f"{boot_id:08x}",
              "e6614c311b7e6d2a"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

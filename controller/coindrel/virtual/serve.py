@@ -215,7 +215,11 @@ def parse_url(url: str) -> tuple[str, str | None, int | None]:
     if url.startswith("socket://"):
         host, _, port = url[len("socket://"):].rpartition(":")
         try:
-            return ("socket", host or "127.0.0.1", int(port))
+            number = int(port)
         except ValueError:
-            pass
+            number = None
+        if number is not None and 0 <= number <= 65535:
+            return ("socket", host or "127.0.0.1", number)
+        if number is not None:
+            raise EngineError(f"--serve {url!r}: port {number} is not a TCP port; give 1..65535 (0 picks a free one)")
     raise EngineError(f"--serve {url!r}: write 'pty' or socket://HOST:PORT (port 0 picks a free one)")

@@ -4,6 +4,7 @@
 # Each call the firmware makes is timed and charged as the real call's cost
 # (picotime), so the simulated chips behind a pin cost the firmware nothing.
 import picotime
+from picobase import Mem, PinBase, ResetCalled, Timer, disable_irq, enable_irq, freq, idle  # noqa: F401
 
 _us = picotime._us
 _diff = picotime._diff
@@ -42,13 +43,7 @@ def clear():
     _adc.clear()
 
 
-class Pin:
-    IN = 0
-    OUT = 1
-    OPEN_DRAIN = 2
-    PULL_UP = 1
-    PULL_DOWN = 2
-
+class Pin(PinBase):
     def __init__(self, id, mode=-1, pull=-1, value=None):
         self.id = id
         self.mode = mode
@@ -77,9 +72,6 @@ class Pin:
     def off(self):
         set_level(self.id, 0)
 
-    def __call__(self, v=None):
-        return self.value(v)
-
 
 class ADC:
     def __init__(self, pin):
@@ -96,10 +88,7 @@ class ADC:
         return (v << 4) | (v >> 8)  # 12-bit reading scaled to 16 bits as the rp2 port does
 
 
-class _Mem:
-    def __init__(self):
-        self.d = {}
-
+class _Mem(Mem):
     def __getitem__(self, a):
         t0 = _us()
         v = self.d.get(a, 0)
@@ -109,22 +98,12 @@ class _Mem:
         h[2] += 1
         return v
 
-    def __setitem__(self, a, v):
-        if a == 0x50200008:  # PIO0 FDEBUG: write 1 to clear
-            self.d[a] = self.d.get(a, 0) & ~v
-        else:
-            self.d[a] = v
-
 
 mem32 = _Mem()
 
 
 def unique_id():
     return b"\xe6\x61\x4c\x31\x1b\x7e\x6d\x2a"
-
-
-class ResetCalled(Exception):
-    pass
 
 
 def reset():
@@ -158,28 +137,3 @@ def wdt_check():
     w = _wdt
     if w is not None and w._ft.now_us - w.fed > w.timeout_us:
         reset()
-
-
-class Timer:
-    def __init__(self, id=-1, period=1000, callback=None, mode=1):
-        self.period = period
-        self.callback = callback
-
-    def deinit(self):
-        self.callback = None
-
-
-def freq(hz=None):
-    return 125000000
-
-
-def disable_irq():
-    return 0
-
-
-def enable_irq(state=0):
-    pass
-
-
-def idle():
-    pass

@@ -5,20 +5,9 @@
 # 74HC165 reader: set, in, jmp (always, x--, x!=y), mov, push, irq, side-set.
 import faketime
 import machine
+from picobase import FDEBUG, PIO, StateMachineBase  # noqa: F401
 
 MASK = 0xFFFFFFFF
-
-
-class PIO:
-    IN_LOW = 0
-    IN_HIGH = 1
-    OUT_LOW = 2
-    OUT_HIGH = 3
-    SHIFT_LEFT = 0
-    SHIFT_RIGHT = 1
-    JOIN_NONE = 0
-    JOIN_TX = 1
-    JOIN_RX = 2
 
 
 class _Instr:
@@ -119,7 +108,7 @@ def asm_pio(**opts):
     return dec
 
 
-class StateMachine:
+class StateMachine(StateMachineBase):
     def __init__(self, id, prog, freq=125000000, set_base=None, sideset_base=None, in_base=None, **kw):
         self.id = id
         self.prog = prog
@@ -141,20 +130,6 @@ class StateMachine:
         self.running = False
         self.stalls = 0
         self.cycles = 0
-
-    def active(self, v=None):
-        if v is None:
-            return self.running
-        self.running = bool(v)
-
-    def irq(self, handler=None, trigger=0, hard=False):
-        self.handler = handler
-
-    def rx_fifo(self):
-        return len(self.fifo)
-
-    def get(self):
-        return self.fifo.pop(0)
 
     def exec(self, text):
         instr = eval(text, self.prog.names())
@@ -189,7 +164,7 @@ class StateMachine:
             if len(self.fifo) >= self.fifo_cap:
                 if i.a == "block":
                     self.stalls += 1
-                    machine.mem32.d[0x50200008] = machine.mem32.d.get(0x50200008, 0) | (1 << self.id)
+                    machine.mem32.d[FDEBUG] = machine.mem32.d.get(FDEBUG, 0) | (1 << self.id)
                     return None
             else:
                 self.fifo.append(self.isr)

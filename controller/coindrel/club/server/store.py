@@ -13,6 +13,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+from ...errors import CoindrelError
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (name TEXT PRIMARY KEY, online INTEGER NOT NULL DEFAULT 0,
     state TEXT, status TEXT, seen REAL);
@@ -27,8 +29,8 @@ CREATE TABLE IF NOT EXISTS requests (id TEXT PRIMARY KEY, tbl TEXT NOT NULL, dat
 """
 
 
-class StoreError(RuntimeError):
-    pass
+class StoreError(CoindrelError, RuntimeError):
+    """The club database cannot be used; the message says what to give instead."""
 
 
 class ClubStore:

@@ -4,15 +4,12 @@
 # rp2. Levels live in one table; the hall muxes' select lines pick which
 # sensor an ADC reads.
 import simclock
+from picobase import Mem, PinBase, ResetCalled, Timer, disable_irq, enable_irq, freq, idle  # noqa: F401
 
 _levels = {}
 _select = {}  # select pin -> its bit in the mux channel
 channel = [0]  # the channel the select lines pick now
 _adc = {}  # ADC pin -> (mux, readings by channel: a list the host fills)
-
-
-class ResetCalled(Exception):
-    pass
 
 
 def wire(select_pins, adc_pins, readings):
@@ -22,13 +19,7 @@ def wire(select_pins, adc_pins, readings):
         _adc[p] = readings[m]
 
 
-class Pin:
-    IN = 0
-    OUT = 1
-    OPEN_DRAIN = 2
-    PULL_UP = 1
-    PULL_DOWN = 2
-
+class Pin(PinBase):
     def __init__(self, id, mode=-1, pull=-1, value=None):
         self.id = id
         self.bit = _select.get(id)
@@ -56,9 +47,6 @@ class Pin:
     def off(self):
         self.value(0)
 
-    def __call__(self, v=None):
-        return self.value(v)
-
 
 class ADC:
     def __init__(self, pin):
@@ -70,21 +58,7 @@ class ADC:
         return (v << 4) | (v >> 8)  # 12 bits scaled to 16, as the rp2 port does
 
 
-class _Mem:
-    def __init__(self):
-        self.d = {}
-
-    def __getitem__(self, a):
-        return self.d.get(a, 0)
-
-    def __setitem__(self, a, v):
-        if a == 0x50200008:  # PIO0 FDEBUG: write 1 to clear
-            self.d[a] = self.d.get(a, 0) & ~v
-        else:
-            self.d[a] = v
-
-
-mem32 = _Mem()
+mem32 = Mem()
 _wdt = [None]
 
 
@@ -103,14 +77,6 @@ def wdt_expired():
     return w is not None and simclock.now[0] - w.fed > w.timeout_us
 
 
-class Timer:
-    def __init__(self, id=-1, period=1000, callback=None, mode=1):
-        self.callback = callback
-
-    def deinit(self):
-        self.callback = None
-
-
 _uid = [b"\x00" * 8]
 
 
@@ -120,19 +86,3 @@ def unique_id():
 
 def reset():
     raise ResetCalled()
-
-
-def freq(hz=None):
-    return 125000000
-
-
-def disable_irq():
-    return 0
-
-
-def enable_irq(state=0):
-    pass
-
-
-def idle():
-    pass

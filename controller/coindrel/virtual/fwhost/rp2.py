@@ -3,18 +3,7 @@
 # in tests/firmware): the 74HC165 chain sampled every CYCLES_PER_SAMPLE
 # cycles, a word pushed (and the IRQ raised) only when it changed, and the
 # next one pushed whatever it is after the priming exec. host.py runs it.
-
-
-class PIO:
-    IN_LOW = 0
-    IN_HIGH = 1
-    OUT_LOW = 2
-    OUT_HIGH = 3
-    SHIFT_LEFT = 0
-    SHIFT_RIGHT = 1
-    JOIN_NONE = 0
-    JOIN_TX = 1
-    JOIN_RX = 2
+from picobase import PIO, StateMachineBase  # noqa: F401
 
 
 def asm_pio(**opts):
@@ -26,7 +15,7 @@ def asm_pio(**opts):
 machines = []
 
 
-class StateMachine:
+class StateMachine(StateMachineBase):
     def __init__(self, id, prog, freq=125000000, **kw):
         self.freq = freq
         self.handler = None
@@ -35,20 +24,6 @@ class StateMachine:
         self.fifo = []
         machines.append(self)
 
-    def active(self, v=None):
-        if v is None:
-            return self.running
-        self.running = bool(v)
-
-    def irq(self, handler=None, trigger=0, hard=False):
-        self.handler = handler
-
     def exec(self, text):
         if text.replace(" ", "") == "mov(y,invert(null))":
             self.force = True
-
-    def rx_fifo(self):
-        return len(self.fifo)
-
-    def get(self):
-        return self.fifo.pop(0)

@@ -1,0 +1,76 @@
+"""People at awkward moments: each finding of the first newcomer's try, on
+the real table, journal and virtual board (``coindrel sim --fast``'s rig).
+
+Coins out of turn: a coin while the round's result shows, while the match is paused, or while
+the last coin still falls, scores as the board says and the turns go on.
+"""
+
+from __future__ import annotations
+
+
+from .awkward import rig_for, run_until
+
+
+def test_a_coin_while_the_round_result_shows_scores_and_the_table_plays_on(tmp_path):
+    rig = rig_for(tmp_path, seed=4)
+    flow = rig.table.flow
+    assert run_until(rig, lambda: flow.mode == "round-result")
+    m = flow.match
+    drops = len(m.results)
+    to_move = m.to_move
+    rig.board.drop(3)  # a person drops while "Round 1 over" is on screen
+    people, rig.players.step = rig.players.step, lambda: None  # nobody presses for now
+    assert run_until(rig, lambda: len(m.results) == drops + 1, 20)
+    assert m.results[-1].player == to_move and m.results[-1].entry == 3
+    assert flow.mode == "mismatch" and "out of turn" in flow.diagnosis.facts[0]
+    rig.table.handle_action("back")  # "Board is right": no MatchError, the turns go on
+    assert flow.mode == "turn" and m.phase == "turn"
+    rig.players.step = people
+    assert run_until(rig, lambda: rig.players.finished.is_set(), 900)
+    assert rig.errors == [] and rig.out.matches[-1].over
+
+
+def test_a_coin_while_paused_counts_and_resumes_the_match(tmp_path):
+    rig = rig_for(tmp_path, seed=5)
+    flow = rig.table.flow
+    assert run_until(rig, lambda: flow.mode == "turn" and flow.match.phase == "turn" and len(flow.match.results) >= 2)
+    rig.players.step = lambda: None
+    assert run_until(rig, lambda: rig.board.world.in_flight() == 0 and rig.board.pending == 0 and not rig.table.reconciler.busy and flow.mode == "turn", 30)
+    rig.table.handle_action("back")
+    assert flow.mode == "paused"
+    n = len(flow.match.results)
+    rig.board.drop(0)
+    assert run_until(rig, lambda: len(flow.match.results) == n + 1, 20)
+    assert flow.mode == "mismatch" and "paused" in flow.diagnosis.facts[0]
+    rig.table.handle_action("back")
+    assert flow.mode == "turn" and not flow.pauses
+
+
+def test_a_second_coin_while_the_first_falls_is_flagged_and_the_next_player_keeps_their_turn(tmp_path):
+    # the newcomer pressed 3 then 5 while the first coin fell: the second scored as Bo's turn, unflagged
+    rig = rig_for(tmp_path, seed=7, clock="off")
+    flow = rig.table.flow
+    assert run_until(rig, lambda: flow.mode == "turn" and flow.match.to_move == 1 and flow.match.phase == "turn"
+                     and len(flow.match.results) >= 2)
+    m = flow.match
+    rig.players.step = lambda: None  # nobody else drops or presses for now
+    assert run_until(rig, lambda: rig.board.world.in_flight() == 0 and rig.board.pending == 0
+                     and not rig.table.reconciler.busy and flow.mode == "turn", 30)
+    if m.to_move != 1:  # the careful player's coin was already on its way: Bo drops it by hand
+        rig.board.drop(0)
+        assert run_until(rig, lambda: m.to_move == 1 and flow.mode == "turn" and rig.board.world.in_flight() == 0
+                         and not rig.table.reconciler.busy, 30)
+    drops, totals = len(m.results), m.totals
+    rig.board.drop(2)
+    assert run_until(rig, lambda: m.phase == "falling", 5)
+    rig.board.drop(4)  # while the first coin still falls
+    assert run_until(rig, lambda: flow.note is not None and flow.note.title == "Extra coin", 20)
+    assert len(m.results) == drops + 1 and m.results[-1].player == 1 and m.results[-1].entry == 2
+    assert m.to_move == 2 and m.totals[1] == totals[1], "the extra coin is not the next player's drop"
+    assert "Out of turn" in flow.note.text and "to drop" in flow.note.text
+    assert run_until(rig, lambda: rig.board.world.board().text() == m.board.text(), 10), "the belief follows the board"
+    rig.players.step = type(rig.players).step.__get__(rig.players)
+    assert run_until(rig, lambda: len(m.results) == drops + 2, 60)
+    assert m.results[-1].player == 2
+    assert run_until(rig, lambda: rig.players.finished.is_set(), 900)
+    assert rig.errors == [] and rig.out.matches[-1].over
