@@ -92,6 +92,16 @@ class DropInputs:
             self._emit(fx.Sound("score" if result.points else "nothing"))
         self._after_drop(result, now)
 
+    def is_extra_coin(self, report) -> bool:
+        """Whether ``report`` is a second coin in its turn (it scores nothing,
+        so it is no drop of the match); nothing changes."""
+        if not report.entry_seen:
+            return False
+        for m, entry, extra, _who in self.coins_in:
+            if m is self.match and entry == report.entry:
+                return extra
+        return False
+
     def _extra_coin(self, report):
         """The dropper's name if the reported coin is a second one that went in
         while its turn's coin still fell, else None. Reports come in the order
