@@ -130,3 +130,15 @@ def test_a_run_of_several_matches_sums_up_each_match():
     assert lines[4].startswith("Last match: Not finished") and "9 drops in the last match" in lines[5]
     result["matches"] = played[:1]
     assert summary_lines(result)[0].startswith("Not finished")
+
+
+def test_an_unplug_from_the_fault_list_is_counted(tmp_path):
+    """Found by a newcomer: --fault unplug,... reported "0 unplug(s)"."""
+    import asyncio
+
+    from coindrel.table.fastsim import run_fast
+    from coindrel.table.sim import SimOptions
+
+    opts = SimOptions(display="none", state_dir=str(tmp_path), faults=("unplug,t=20,duration=3",))
+    result = asyncio.run(run_fast(opts, [], until=30))
+    assert result["unplugs"] == 1 and result["errors"] == []
