@@ -172,7 +172,7 @@ def _children(pid: int) -> list[int]:
             cmd = (p / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(stat[1]) == pid and b"coindrel.reconcile.process" in cmd and stat[0] not in ("Z", "X"):
+        if int(stat[1]) == pid and b"coindrel.reconcile.child" in cmd and stat[0] not in ("Z", "X"):
             out.append(int(p.name))
     return out
 
