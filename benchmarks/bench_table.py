@@ -198,6 +198,8 @@ async def stall_run(events, where: str) -> dict:
     while table._diag is None:  # the child starts with the loop: its start is not a stall of a drop
         await asyncio.sleep(0.001)
     if where == "process":
+        from coindrel.reconcile.process import _nothing
+
         await asyncio.wrap_future(table._diag.call(_nothing))
     ticking = asyncio.create_task(_ticker(gaps, stop))
     t0 = time.perf_counter()
@@ -213,10 +215,6 @@ async def stall_run(events, where: str) -> dict:
     await running
     await ticking
     return {"max_ms": max(gaps) * 1000.0, "ticks": len(gaps), "reports": table.reports, "seconds": elapsed}
-
-
-def _nothing(rec):
-    return None
 
 
 async def ticker_alone(ticks: int) -> float:
@@ -330,10 +328,11 @@ def main() -> None:
             worst = sorted(r["max_ms"] for r in rs)
             print(f"    diagnosis {label:22s} longest stall {worst[-1]:.1f} ms (median run's longest "
                   f"{statistics.median(worst):.1f} ms) over {sum(r['ticks'] for r in rs)} ticks, "
-                  f"{sum(r['reports'] for r in rs)} reports")
+                  f"{sum(r['reports'] for r in rs)} reports; each run's longest: {' '.join(f'{x:.0f}' for x in worst)}")
         alone = stalls["alone"]
         print(f"    the same ticker alone:                 longest {max(alone):.1f} ms "
-              f"(median run's longest {statistics.median(alone):.1f} ms)")
+              f"(median run's longest {statistics.median(alone):.1f} ms); "
+              f"each run's longest: {' '.join(f'{x:.0f}' for x in sorted(alone))}")
 
 
 if __name__ == "__main__":

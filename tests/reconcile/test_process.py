@@ -197,3 +197,32 @@ def test_a_parent_killed_with_sigkill_takes_its_child_with_it():
     finally:
         parent.kill()
         parent.wait()
+
+
+def _refuse():
+    raise ImportError("not here")
+
+
+class _WontLoad:
+    """A call the child cannot unpickle (as a function it cannot import)."""
+
+    def __reduce__(self):
+        return (_refuse, ())
+
+    def __call__(self, rec):  # pragma: no cover - never reaches the child
+        return None
+
+
+def test_a_call_the_child_cannot_load_fails_alone_and_the_child_goes_on():
+    diag = ProcessDiagnosis(Reconciler(G, BoardState.empty(G)))
+    try:
+        with pytest.raises(ImportError, match="not here"):
+            diag.call(_WontLoad()).result(timeout=CEILING)
+        diag.feed(EntryEvent(3.0, 0))
+        diag.flush().result(timeout=CEILING)
+        assert [r.drop for r in diag.ready()] == [1] and diag.restarts == 0
+        main = type("Local", (), {"__call__": lambda self, rec: None, "__module__": "__main__"})()
+        with pytest.raises(TypeError, match="__main__"):
+            diag.call(main)
+    finally:
+        diag.close()

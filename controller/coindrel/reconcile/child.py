@@ -86,34 +86,34 @@ def main(argv=None) -> None:
             return  # the parent is gone (or closed the pipe): so is the child
         reports, revisions, results, errors = [], [], [], []
         upto, handed = None, False
-        for msg in batch:
-            seq, kind = msg[0], msg[1]
+        for seq, kind, key, payload in batch:  # the envelope is plain: only what it carries may fail to load
             if kind == "close":
                 return
             if kind == "start":
-                rec, since = loads(msg[2]), 0
+                rec, since = loads(payload), 0
                 continue
             upto = seq
             since += 1
             try:
+                args = loads(payload)
                 if kind == "feed":
-                    rec.feed(msg[2])
+                    rec.feed(args[0])
                 elif kind == "poll":
-                    reports += rec.poll(msg[2])
+                    reports += rec.poll(args[0])
                     reports += rec.revisions()  # each revision where it was made, among the reports
                 elif kind == "flush":
                     reports += rec.flush()
                     reports += rec.revisions()
                 elif kind == "call":
-                    results.append((msg[2], msg[3](rec)))
+                    results.append((key, args[0](rec)))
                 elif kind == "adopt":
-                    new = msg[2]
-                    if msg[3] is not None:
-                        msg[3](rec, new)
+                    new, carry = args
+                    if carry is not None:
+                        carry(rec, new)
                     rec = new
                     handed = True  # no replay may go back past a reconciler given away
             except BaseException as e:  # handed to the loop, not lost in the child
-                errors.append((msg[2] if kind == "call" else None, e))
+                errors.append((key, e))
         answer = [upto, reports, revisions, results, errors, rec.belief if rec is not None and reports else None,
                   rec.busy if rec is not None else False, None]
         if reports or revisions or results or errors or handed or since >= CHECKPOINT_EVERY:
@@ -129,7 +129,6 @@ def main(argv=None) -> None:
             conn_out.send_bytes(data)
         except OSError:
             return
-
 
 
 if __name__ == "__main__":

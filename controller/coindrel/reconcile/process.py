@@ -45,6 +45,7 @@ from concurrent.futures import Future
 from multiprocessing.connection import Connection
 from typing import Callable
 
+from ..errors import CoindrelError
 from .child import dumps, known, loads
 from .reconciler import Reconciler
 
@@ -57,7 +58,7 @@ NICE = 10
 
 # -- the parent --------------------------------------------------------------------------------------
 
-class DiagnosisDied(RuntimeError):
+class DiagnosisDied(CoindrelError, RuntimeError):
     """The diagnosis child died again and again from the same checkpoint."""
 
 
@@ -101,13 +102,13 @@ class ProcessDiagnosis:
     # -- from the event loop: all return at once -----------------------------------------
 
     def feed(self, ev) -> None:
-        self._send("feed", ev)
+        self._send("feed", (ev,))
 
     def poll(self, now: float) -> list:
         """Queue a poll at ``now``; the drop reports and revision records
         finished so far, in the order they were made (as ``rec.poll(now) +
         rec.revisions()`` after each poll)."""
-        self._send("poll", now)
+        self._send("poll", (now,))
         return self._take(self._reports)
 
     def revisions(self) -> list:
@@ -116,7 +117,7 @@ class ProcessDiagnosis:
 
     def flush(self) -> Future:
         """Finish whatever is open; the reports arrive through ``poll``/``ready``."""
-        self._send("flush", None)
+        self._send("flush", ())
         return self.call(_nothing)
 
     def call(self, fn: Callable[[Reconciler], object]) -> Future:
@@ -128,7 +129,7 @@ class ProcessDiagnosis:
             key = self._next
             self._calls[key] = fut
         try:
-            self._send("call", key, fn)
+            self._send("call", (fn,), key)
         except BaseException:
             with self._lock:
                 self._calls.pop(key, None)
@@ -147,7 +148,7 @@ class ProcessDiagnosis:
     def adopt(self, rec: Reconciler, carry: Callable[[Reconciler, Reconciler], None] | None = None) -> None:
         """From now on the child diagnoses with ``rec`` (after ``carry(old, rec)`` there)."""
         known(rec.geometry)
-        self._send("adopt", rec, carry)
+        self._send("adopt", (rec, carry))
 
     def ready(self) -> list:
         return self._take(self._reports)
@@ -167,7 +168,7 @@ class ProcessDiagnosis:
             log.warning("the diagnosis process did not hand its reconciler back (%s); the last checkpoint is kept", e)
         with self._lock:
             self._closing = True
-            self._out.append(dumps((None, "close")))
+            self._out.append(dumps((None, "close", None, b"")))
             self._wake.notify()
             proc, ckpt = self._proc, self._ckpt
         self._writer.join(timeout=10)
@@ -193,15 +194,20 @@ class ProcessDiagnosis:
         return proc, w, r
 
     def _start_msg(self) -> bytes:
-        return dumps((None, "start", self._ckpt))
+        return dumps((None, "start", None, self._ckpt))
 
-    def _send(self, kind, *args) -> None:
+    def _send(self, kind, args: tuple, key=None) -> None:
         if self._error is not None:
             err, self._error = self._error, None
             raise err
+        for fn in args:
+            if callable(fn) and getattr(fn, "__module__", None) == "__main__":
+                raise TypeError(f"{fn!r} is defined in __main__, which the diagnosis process cannot import; "
+                                "define it in a module")
+        payload = dumps(args)  # a call that does not pickle fails here, at its caller
         with self._lock:
             seq = self._sent + 1
-            data = dumps((seq, kind, *args))  # under the lock: numbered in the order sent
+            data = dumps((seq, kind, key, payload))  # under the lock: numbered in the order sent
             self._sent = seq
             self._unacked.append((seq, data))
             self._out.append(data)
