@@ -194,6 +194,8 @@ async def stall_run(events, where: str) -> dict:
         table.handle_action("select")
         table.step()
     stop, gaps = asyncio.Event(), []
+    gc.collect()
+    gc.freeze()  # as ``coindrel run`` does before its loop starts (table/service.py)
     running = asyncio.create_task(table.run(stop=stop))
     while table._diag is None:  # the child starts with the loop: its start is not a stall of a drop
         await asyncio.sleep(0.001)
@@ -214,6 +216,7 @@ async def stall_run(events, where: str) -> dict:
     stop.set()
     await running
     await ticking
+    gc.unfreeze()
     return {"max_ms": max(gaps) * 1000.0, "ticks": len(gaps), "reports": table.reports, "seconds": elapsed}
 
 
