@@ -260,7 +260,7 @@ def main() -> None:
         for _, codes, entries in cases:
             d(codes, entries)
 
-    def our_drops(cases):  # drop() alone: the outcome's views are built when read
+    def our_drops(cases):  # drop() alone, nothing read (it makes the board and both counts; tuples when read)
         for state, _, entries in cases:
             drop(state, entries)
 

@@ -32,6 +32,7 @@ FALL = 0.9  # seconds a drop's coins may still be falling after it starts
 
 
 BOOT = 1.0  # seconds a virtual hub takes to come back after power returns
+SETTLED = 4  # seconds the table's status must stay the same, hub connected, before the run is scored
 MATCH_WINDOW = 1.2  # seconds between the board's drop and the time the table's verdict gives it
 
 
@@ -74,6 +75,7 @@ class Result:
     kills_falling: int = 0
     belief_ok: bool | None = None
     between: int = 0  # drops that fell while no match was in progress (a match had just ended)
+    matches: int = 0  # matches the journal holds
     problems: list = field(default_factory=list)
 
     def lines(self) -> list[str]:
@@ -82,7 +84,7 @@ class Result:
             f"in the journal {self.scored}",
             f"exact {self.exact}, other exits flagged {self.flagged}, other exits silent {self.silent}",
             f"lost {self.lost} ({self.lost_unpowered} fell while the hub had no power), duplicated {self.duplicated}",
-            f"kills {self.kills} ({self.kills_falling} while coins fell)",
+            f"kills {self.kills} ({self.kills_falling} while coins fell), matches {self.matches}",
             f"belief of the rockers matches the board at the end: {self.belief_ok}",
         ] + [f"problem: {p}" for p in self.problems]
 
@@ -105,11 +107,13 @@ class KillRig:
         self.table_log = open(self.work / "table.log", "a")
         self.schedule = [(first + k * interval, self.rng.randrange(8) + 1) for k in range(drops)]
         self.env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.new_matches = 0  # matches the players started after clearing the pads
 
     # -- processes ---------------------------------------------------------------------------
 
     def start_board(self, timeout: float = 30.0) -> str:
-        cmd = [self.python, "-m", "coindrel", "virtual-board", "--serve", "socket://127.0.0.1:0", "--wait",
+        # --keyboard: the rig's players take the coins off the pads through the board's stdin ("c")
+        cmd = [self.python, "-m", "coindrel", "virtual-board", "--serve", "socket://127.0.0.1:0", "--wait", "--keyboard",
                "--seed", str(self.seed), "--start", START, "--truth", str(self.truth)]
         for t, e in self.schedule:
             cmd += ["--drop", f"{e}@{t:.3f}"]
@@ -117,7 +121,8 @@ class KillRig:
             cmd += ["--fault", f]
         # SIGINT stops it (and writes its last truth); a rig started in the
         # background of a shell inherits SIGINT ignored, so it is restored here
-        self.board = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env,
+        self.board = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True, env=self.env,
                                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.board_lines: queue.Queue = queue.Queue()
         threading.Thread(target=_reader, args=(self.board.stdout, self.board_lines, self.work / "board.log"),
@@ -212,13 +217,28 @@ class KillRig:
 
     def press_on(self, st: dict | None) -> None:
         """A player at the table: past the screens that wait for a press, and
-        a new match as soon as one ends (the board drops on regardless)."""
+        a new match as soon as one ends (the board drops on regardless). When
+        the table asks for the pads to be cleared before the new match, they
+        take the coins off (the board's "c" key) and press, as people do."""
         if not st:
             return
-        if st.get("mode") in ("mismatch", "round-result", "result", "restore", "correct"):
+        if st.get("mode") in ("mismatch", "round-result", "result", "restore", "correct", "check-pads"):
             self.ask({"cmd": "press", "button": "select"})
         elif st.get("phase") == "menu":
-            self.ask({"cmd": "new-match", "players": ["Ann", "Bo"], "clock": "off"})
+            asked = (st.get("message") or {}).get("title")
+            if asked == "Before we start":
+                self.clear_pads()
+                self.ask({"cmd": "press", "button": "select"})
+                self.new_matches += 1
+            else:
+                self.ask({"cmd": "new-match", "players": ["Ann", "Bo"], "clock": "off"})
+
+    def clear_pads(self) -> None:
+        try:
+            self.board.stdin.write("c")
+            self.board.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            pass  # the board has stopped: nothing left to clear
 
     def _watch(self, board_t: float) -> None:
         """Board-time windows with no match in progress: drops then score nothing, by design."""
@@ -283,16 +303,22 @@ class KillRig:
             time.sleep(0.05)
         deadline = time.monotonic() + settle
         st = None
-        before = None
-        while time.monotonic() < deadline:  # the last drops are reconciled and scored: the same twice
+        before, same = None, 0
+        # the last drops are reconciled and scored, and the snapshot after a last replug too (its
+        # changes close as a group a little later): the same for SETTLED seconds with the hub there
+        while time.monotonic() < deadline:
             st = self.status()
-            if st and st.get("mode") in ("mismatch", "restore", "correct"):
+            if st and st.get("mode") in ("mismatch", "restore", "correct", "check-pads"):
                 self.ask({"cmd": "press", "button": "select"})
+                same = 0
             elif st and st.get("link", {}).get("up"):
                 now = (st.get("reports"), st.get("drops"), st.get("mode"), st.get("board"))
-                if now == before:
+                same = same + 1 if now == before else 0
+                if same >= SETTLED:
                     break
                 before = now
+            else:
+                same = 0
             time.sleep(1.0)
         if self._idle_since is not None:
             self.gaps.append((self._idle_since, float("inf")))
@@ -327,7 +353,9 @@ class KillRig:
                 if f.get("kind") == "fault" and f.get("fault") in ("unplug", "hub_reset")]
         drops.sort(key=lambda d: d["t"])
         turns = []  # (board time, entry 1.., exits 1.., flagged) of every drop the journal holds
-        for ref in self.match_refs():
+        refs = self.match_refs()
+        res.matches = len(refs)
+        for ref in refs:
             r = subprocess.run([self.python, "-m", "coindrel", "history", ref, "--json", "--state-dir",
                                 str(self.state)], capture_output=True, text=True, env=self.env)
             if r.returncode != 0:

@@ -17,6 +17,7 @@ from coindrel.display import (
     NameEntryView,
     RevealView,
     RoundResultView,
+    TextView,
     mismatch_view,
     revision_view,
     rules_view,
@@ -75,6 +76,9 @@ SAMPLES = {
     "name_entry": NameEntryView("Player 1 name", "Alice", cursor=5),
     "name_entry_mid": NameEntryView("Player 2 name", "Bob", cursor=1),
     "rules": rules_view(),
+    # after lost board events (table/modes_pads.py's text, for a belief with three resting coins)
+    "check_pads": TextView("Check the pads", "Coins may have fallen unseen. Table: coins on R1S3 R2S5 R4S1 only. "
+                           "A pad that differs shows at its next drop (no fault). Press to play on."),
     "rules_scrolled": rules_view(scroll=40),
     "lesson": LessonView("Pads", 2, 7, "Drop in entry 3: the coin rests on the pad of R1S3.",
                          board="LLlLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/RRRRRRRR", highlight=("R1S3",), entry=2),

@@ -128,3 +128,21 @@ def test_a_copy_of_a_geometry_is_the_geometry_and_leaves_its_caches_behind():
     m = Match(MatchSetup(seed=3))
     twin = copy.deepcopy(m)
     assert twin.geometry is m.geometry and twin.board is not m.board and twin.board == m.board
+
+
+def test_a_pickled_geometry_leaves_its_caches_behind():
+    """Found by merging: a diagnosis child process is sent the geometry, and
+    a Struct cached beside its fields could not be pickled."""
+    import pickle
+
+    from coindrel.engine import BoardState
+    from coindrel.engine.tables import topology
+
+    g = standard_geometry()
+    topology(g)
+    BoardState(g).text()  # fills the row-cutting cache
+    assert pickle.loads(pickle.dumps(g)) is g
+    assert pickle.loads(pickle.dumps(g.mirrored())) is g.mirrored()
+    own = Geometry("mine", g.lanes, g.rows, g.entries, g.holes)
+    back = pickle.loads(pickle.dumps(own))
+    assert back is not own and back.labels == own.labels and back.outs == own.outs

@@ -136,3 +136,38 @@ def test_importing_the_engine_leaves_heavy_modules_alone():
     code = f"import sys, coindrel.engine; print([m for m in {heavy!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_standard_board_reads_exits_from_its_last_row_and_a_jam_there_counts_them():
+    assert topology(G).exit_pairs is not None
+    jammed = [Jam("R5S3", 0)]
+    assert topology(G, jammed).exit_pairs is None and topology(G, [SwitchStuck("R5S3")]).exit_pairs is not None
+    rng = MatchRandom(7)
+    for _ in range(200):
+        state = BoardState.random(rng, G, coin_chance=0.5)
+        entries = [rng.randbelow(8) for _ in range(1 + rng.randbelow(4))]
+        assert_same(predict(state, entries, jammed).outcome, classic(state, entries, jammed), state)
+
+
+def test_a_board_whose_exits_are_fed_from_higher_up_counts_them():
+    d = G.to_dict()
+    d["rows"][3][0]["out"] = ["exit 1", "R5S2"]  # R4S1's left outlet skips the last row
+    g = type(G).from_dict(d)
+    assert topology(g).exit_pairs is None
+    rng = MatchRandom(8)
+    for _ in range(200):
+        state = BoardState.random(rng, g, coin_chance=0.5)
+        entries = [rng.randbelow(8) for _ in range(1 + rng.randbelow(4))]
+        assert_same(drop(state, entries), classic(state, entries), state)
+
+
+def test_more_coins_out_of_one_last_outlet_than_its_nibble_holds_fall_back():
+    # A stuck R5S1 sends all 17 coins reaching it out of one outlet (15 at most in its
+    # nibble), while no switch sees more coins than its history holds.
+    state = BoardState.parse("rrrlrlrR/rrrRrrr/lRlRrRlr/RllrLrR/rlrlrllL")
+    entries = [6, 3, 1, 5, 0, 4, 1, 0, 7, 1, 0, 0, 3, 0, 0, 7, 1, 0, 0, 5, 2, 1, 1, 4, 4, 5, 3, 0, 5, 6, 1, 5, 0, 1, 1,
+               4, 3, 5, 6]
+    stuck = [SwitchStuck("R5S1")]
+    o = predict(state, entries, stuck).outcome
+    assert isinstance(o, PlainOutcome) and max(o.exit_counts) > 15
+    assert_same(o, classic(state, entries, stuck), state)

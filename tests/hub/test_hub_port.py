@@ -84,3 +84,27 @@ def test_a_burst_on_a_pty_arrives_in_a_few_reads():
         os.close(slave)
     assert b"".join(rec.chunks) == BURST
     assert len(rec.chunks) < 64, f"{len(rec.chunks)} callbacks for {len(BURST)} bytes: reads are not in bulk"
+
+
+def test_a_port_with_nothing_to_wait_on_is_read_by_its_thread_alone():
+    """loop:// (like rfc2217://) has no descriptor to wait on: only its reader
+    thread reads it; a drain hands over what that thread read and never reads
+    the port itself (two readers could reorder bytes)."""
+    import serial
+
+    async def main():
+        rec = Recorder(len(BURST))
+        port = serial.serial_for_url("loop://", timeout=None)
+        conn = Connection(rec, port, 1)
+        assert conn.fd is None
+        conn.start()
+        try:
+            port.write(BURST)
+            await asyncio.wait_for(rec.done.wait(), 60)
+            assert conn.drain() == 0
+        finally:
+            await conn.close()
+        return rec
+
+    rec = asyncio.run(main())
+    assert b"".join(rec.chunks) == BURST

@@ -211,3 +211,53 @@ def test_after_a_resume_the_live_board_clock_replaces_the_one_the_journal_heard(
     assert abs(again.board_now() - 0.5) < 1e-9, "a new drop would count as long settled"
     again.handle_event(ExitEvent(0.2, 5))  # given back late: never backwards
     assert abs(again.board_now() - 0.5) < 1e-9
+
+
+def _drop(table, now, t: float) -> None:
+    """A coin into entry 4 that leaves by exit 4 (a drop the reconciler reports), then time for its verdict."""
+    table.handle_event(EntryEvent(t, 3))
+    table.handle_event(ExitEvent(t + 0.6, 3))
+    for _ in range(40):
+        now[0] += 0.5
+        table.step()
+        if table.flow.mode not in ("turn",) and table.flow.diagnosis is not None:
+            table.handle_action("select")  # past a mismatch screen, whatever it says
+            table.step()
+
+
+def test_drop_and_revision_numbers_are_the_matchs_after_a_restart(tmp_path):
+    now = [0.0]
+    table = started(tmp_path, HubLike(), now)
+    _drop(table, now, 1.0)
+    _drop(table, now, 8.0)
+    assert len(table.flow.match.results) == 2
+    table.store.close()  # kill -9: a new process, a new reconciler counting from 1
+    again = Table(G, Choices(clock="off"), source=HubLike(), store=MatchStore(tmp_path).open(), clock=lambda: now[0])
+    again.resume(again.store.recover())
+    assert len(again.flow.match.results) == 2
+    _drop(again, now, 40.0)
+    assert len(again.flow.match.results) == 3
+    verdicts = [r.data for r in read_journal(again.journal.path).records if r.kind == "verdict"]
+    assert [v["drop"] for v in verdicts if v.get("drop") is not None] == [1, 2, 3]
+    # a later drop re-explains the reconciler's drop 1 of this process: the match's drop 3
+    again.reconciler._revisions.append(Revision(revises=1, t=45.0, diagnosis=[]))
+    again.step()
+    verdicts = [r.data for r in read_journal(again.journal.path).records if r.kind == "verdict"]
+    assert verdicts[-1]["revises"] == 3 and verdicts[-1]["drop"] is None
+    assert again.flow.note is not None and again.flow.note.title == "About drop 3"
+
+
+def test_a_second_coin_in_one_turn_is_journalled_as_no_drop_of_the_match(tmp_path):
+    now = [0.0]
+    table = started(tmp_path, HubLike(), now)
+    table.handle_event(EntryEvent(1.0, 3))
+    table.handle_event(EntryEvent(1.2, 5))  # while the turn's coin still falls: out of turn, scores nothing
+    table.handle_event(ExitEvent(1.6, 3))
+    table.handle_event(ExitEvent(1.8, 5))
+    for _ in range(20):
+        now[0] += 0.5
+        table.step()
+    assert len(table.flow.match.results) == 1
+    verdicts = [r.data for r in read_journal(table.journal.path).records if r.kind == "verdict"]
+    assert [(v["drop"], v["entry"]) for v in verdicts] == [(1, 4), (None, 6)]
+    assert "scored" not in verdicts[-1]  # nothing a damaged journal could rebuild a drop from

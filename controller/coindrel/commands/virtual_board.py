@@ -43,7 +43,7 @@ def add_arguments(parser) -> None:
     d.add_argument("--matches", type=int, help="matches the players play (default 1)")
     d.add_argument("--max-drops", type=int, help="stop the players after this many drops")
     d.add_argument("--overlap", type=float, help="chance a player drops before the last cascade ended (0..1)")
-    d.add_argument("--keyboard", action="store_true", help="with --serve: keys 1..8 drop a coin, q quits")
+    d.add_argument("--keyboard", action="store_true", help="with --serve: keys 1..8 drop a coin, c clears the pads, q quits")
     f = parser.add_argument_group("faults")
     f.add_argument("--fault", action="append", default=[], metavar="SPEC",
                    help="NAME[@WHERE][,t=T][,until=U][,once][,key=value], e.g. switch_stuck@R3S2,t=5 or 'jam@R3S2 left,t=2,until=9' or hub_reset,t=30")
@@ -234,7 +234,7 @@ def _serve(args, board, say) -> None:
 
         old = termios.tcgetattr(sys.stdin)
         tty.setcbreak(sys.stdin)
-        say("keys 1..8 drop a coin into that entry; q quits")
+        say("keys 1..8 drop a coin into that entry; c takes the coins off the pads; q quits")
     try:
         asyncio.run(server.run())
     finally:
@@ -251,7 +251,7 @@ def _serve(args, board, say) -> None:
 def _check_paths(args) -> None:
     """Every file on the line, before the board runs (a bad --log would
     otherwise lose a whole run, a bad --channel-map pass unnoticed)."""
-    from ._paths import input_file, output_file
+    from ._paths import input_file, link_path, output_file
 
     for option, path in (("--log", args.log), ("--truth", args.truth)):
         if path:
@@ -261,4 +261,4 @@ def _check_paths(args) -> None:
 
         load_channel_map(args.channel_map)
     if args.link:
-        output_file("--link", args.link)
+        link_path("--link", args.link)

@@ -115,6 +115,11 @@ class Geometry(_Frozen):
     def __deepcopy__(self, memo):
         return self
 
+    def __reduce__(self):
+        # Pickled (to a diagnosis child process) as its fields, never its caches
+        # (tables, a Struct); the standard boards come back as that process's own.
+        return (_unpickle_geometry, (self.name, self.lanes, self.rows, self.entries, self.holes))
+
     def _derive(self) -> None:
         specs = [s for row in self.rows for s in row]
         n = len(specs)
@@ -448,6 +453,13 @@ def standard_geometry() -> Geometry:
             text = resources.files("coindrel.boards").joinpath("standard.json").read_text(encoding="utf-8")
         _STANDARD.append(Geometry.from_dict(json.loads(text), "standard.json"))
     return _STANDARD[0]
+
+
+def _unpickle_geometry(name, lanes, rows, entries, holes) -> Geometry:
+    for known in (standard_geometry(), standard_geometry().mirrored()):
+        if (known.name, known.lanes, known.rows, known.entries, known.holes) == (name, lanes, rows, entries, holes):
+            return known
+    return Geometry(name, lanes, rows, entries, holes)
 
 
 def geometry_by_name(name: str) -> Geometry:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .clock import TurnClock
 from .core import COIN, HOLE, MatchError, EngineError, entry_label, exit_label
 from .drop import drop, drop_in_place
+from .outcome import exits_of
 from .geometry import Geometry, geometry_by_name
 from .rng import MatchRandom
 from .rounds import ROUNDS, TARGETS, VALUES, target
@@ -245,7 +246,7 @@ class Match:
         if entry.__class__ is not int or not 0 <= entry < self._entries:
             self._check_entry(entry)
         outcome = drop(self.s.board, (entry,))
-        return self._score(entry, outcome.exits, outcome.board, now)  # a new board: the match's own
+        return self._score(entry, exits_of(outcome.exit_counts), outcome.board, now)  # a new board: the match's own
 
     def record(self, entry: int, exits: Sequence[int], board: BoardState | str | None = None, now: float | None = None) -> TurnResult:
         """Score a drop from what the exits saw; ``board`` is the board after it,
@@ -269,35 +270,36 @@ class Match:
     def _score(self, entry: int, exits: tuple, after: BoardState, now: float | None) -> TurnResult:
         """The drop's points and what follows; ``exits`` sorted and checked, ``after`` owned by the match."""
         s = self.s
-        if s.phase == PHASE_OVER:
+        phase, player, rnd, values, scores, totals, owed = s.phase, s.to_move, s.round, s.values, s.round_scores, s.totals, s.owed_last
+        if phase == PHASE_OVER:
             raise MatchError("the match is over; no more drops score")
+        forced, turns = s.forced_entry, s.turns
         # The undo snapshot: one tuple of the fields in slot order, the board
         # before as immutable bytes (a caller may still change that board
         # object in place); _Score.restore makes it a bundle again.
-        self._undo.append((bytes(s.board.codes), s.round, s.round_scores, s.totals, s.to_move, s.owed_last, s.values,
-                           s.phase, s.forced_entry, self.rng._state, s.turns))
-        player, rnd, values = s.to_move, s.round, s.values
-        points = sum(map(values.__getitem__, exits))
-        a, b = s.round_scores
-        ta, tb = s.totals
+        self._undo.append((bytes(s.board.codes), rnd, scores, totals, player, owed, values, phase, forced,
+                           self.rng._state, turns))
+        points = sum(map(values.__getitem__, exits)) if exits else 0
+        a, b = scores
+        ta, tb = totals
         if player:
-            round_scores, totals = (a, b + points), (ta, tb + points)
+            s.round_scores, s.totals = scores, totals = (a, b + points), (ta, tb + points)
         else:
-            round_scores, totals = (a + points, b), (ta + points, tb)
-        s.round_scores, s.totals = round_scores, totals
+            s.round_scores, s.totals = scores, totals = (a + points, b), (ta + points, tb)
         s.board = after
-        s.turns += 1
-        forced, s.forced_entry = s.forced_entry, None
-        ends_round = False
-        if s.owed_last is not None:
-            ends_round = True  # this was the last drop; it cannot earn another
-        elif round_scores[player] >= (TARGETS[rnd] if rnd != ROUNDS - 1 else self.target):
-            s.owed_last = 1 - player
-        last_drop = s.owed_last is not None and not ends_round
+        s.turns = turns + 1
+        s.forced_entry = None
         s.to_move = 1 - player
+        if owed is not None:
+            ends_round, last_drop = True, False  # this was the last drop; it cannot earn another
+        elif scores[player] >= (TARGETS[rnd] if rnd != ROUNDS - 1 else self.target):
+            ends_round, last_drop = False, True
+            s.owed_last = 1 - player
+        else:
+            ends_round = last_drop = False
         over = ends_round and rnd == ROUNDS - 1
         text = after.text()
-        self.log.append({"do": "drop", "t": now, "entry": entry, "exits": list(exits), "board": text})
+        self.log.append({"do": "drop", "t": now, "entry": entry, "exits": [*exits], "board": text})
         clock = self.clock
         if over:
             s.phase = PHASE_OVER
@@ -309,7 +311,7 @@ class Match:
             s.phase = PHASE_TURN
             if clock and now is not None:
                 clock.start(now)
-        result = tuple.__new__(TurnResult, (player + 1, entry, rnd + 1, exits, points, round_scores, totals, last_drop, over, forced, text))  # a named tuple in one step
+        result = tuple.__new__(TurnResult, (player + 1, entry, rnd + 1, exits, points, scores, totals, last_drop, over, forced, text))  # a named tuple in one step
         self.results.append(result)
         return result
 

@@ -1,8 +1,9 @@
-"""What a drop did, read lazily from the drop's working bytes (see ``tables``).
+"""What a drop did, read from the drop's working bytes (see ``tables``).
 
-A drop hands over its working bytearray untouched; each view is a
-``bytes.translate`` or a slice the first time it is asked for, so a caller that
-only scores exits pays for nothing else.
+Every caller reads the board and the exit and flip counts, so the drop makes
+them at once (a slice or a ``bytes.translate`` of its working array each), and
+they are plain attributes: reading costs nothing. The tuple views (sorted exits, flips
+per switch, the flip order) and the board before are worked out when asked.
 """
 
 from __future__ import annotations
@@ -18,59 +19,27 @@ class Outcome:
     """What a drop did: exits reached, flips per switch, coins swallowed by
     holes or jammed, and the board afterwards.
 
-    ``exit_counts`` and ``flip_counts`` are byte strings (coins per exit, flips
-    per switch; a fresh bytearray each time); ``exits`` (sorted exit numbers, one per coin), ``flips`` (a tuple
-    per switch) and ``flipped`` (one switch per flip, in depth-first processing
-    order) are the same facts as tuples, built on first use.
+    ``board`` is the board after the drop (the caller's to keep);
+    ``exit_counts`` and ``flip_counts`` are bytearrays (coins per exit, flips
+    per switch) made for this outcome: read them, do not change them.
+    ``exits`` (sorted exit numbers, one per coin), ``flips`` (a tuple per
+    switch) and ``flipped`` (one switch per flip, in depth-first processing
+    order) are the same facts as tuples, built when asked.
     """
 
-    # _b, _x, _f: the board, exits and flips tuples once built (None until then);
-    # three slots set by the drop cost less than one list made on the first read.
-    __slots__ = ("_w", "_t", "_q", "_b", "_x", "_f")
+    __slots__ = ("board", "exit_counts", "flip_counts", "_w", "_t", "_q")
 
     @property
     def geometry(self):
         return self._t.geometry
 
     @property
-    def board(self) -> BoardState:
-        b = self._b
-        if b is None:
-            t = self._t
-            b = self._b = _new(BoardState)
-            b.geometry = t.geometry
-            b.codes = self._w[: t.n].translate(t.code_of)
-        return b
-
-    @property
-    def exit_counts(self) -> bytearray:
-        """Coins per exit (a fresh copy each time)."""
-        return self._w[self._t.exit_slice]
-
-    @property
-    def flip_counts(self) -> bytearray:
-        """Flips per switch (a fresh copy each time)."""
-        t = self._t
-        return self._w[: t.n].translate(t.flips_of)
-
-    @property
     def exits(self) -> tuple[int, ...]:
-        x = self._x
-        if x is None:
-            counts = self._w[self._t.exit_slice]
-            if not counts.translate(None, b"\0\1"):  # at most one coin per exit
-                x = tuple(compress(range(len(counts)), counts))
-            else:
-                x = tuple(e for e, c in enumerate(counts) for _ in range(c))
-            self._x = x
-        return x
+        return exits_of(self.exit_counts)
 
     @property
     def flips(self) -> tuple[int, ...]:
-        f = self._f
-        if f is None:
-            f = self._f = tuple(self.flip_counts)
-        return f
+        return tuple(self.flip_counts)
 
     @property
     def swallowed(self) -> int:
@@ -93,8 +62,8 @@ class Outcome:
 
         t = self._t
         before = self._w[: t.n].translate(t.before_of)
-        coins_in = (sum(self.exit_counts) + self.swallowed + self.jammed + _resting(self._w[: t.n].translate(t.code_of))
-                    - _resting(before))
+        after = self._w[: t.n].translate(t.code_of)  # not self.board: a board made in place may have changed since
+        coins_in = sum(self.exit_counts) + self.swallowed + self.jammed + _resting(after) - _resting(before)
         return tuple(cascade(before, t, self._q[:coins_in])[1])
 
     def flips_by_label(self) -> dict[str, int]:
@@ -114,6 +83,27 @@ class Outcome:
         return f"Outcome(exits={self.exits}, flips={self.flips_by_label()}, swallowed={self.swallowed}, board={self.board.text()!r})"
 
 
+_EXITS: dict[bytes, tuple[int, ...]] = {}  # exit counts -> sorted exits, for the patterns seen lately
+_EXITS_KEPT = 4096  # about 0.7 MB at most
+
+
+def exits_of(counts) -> tuple[int, ...]:
+    """Sorted exit numbers, one per coin, from coins per exit. A match turns
+    every drop's counts into this tuple; the table of patterns already seen
+    costs one ``bytes`` and one dict look-up instead of a walk over the exits."""
+    key = bytes(counts)
+    x = _EXITS.get(key)
+    if x is None:
+        if not key.translate(None, b"\0\1"):  # at most one coin per exit
+            x = tuple(compress(range(len(key)), key))
+        else:
+            x = tuple(e for e, c in enumerate(key) for _ in range(c))
+        if len(_EXITS) >= _EXITS_KEPT:
+            _EXITS.clear()
+        _EXITS[key] = x
+    return x
+
+
 def _resting(codes) -> int:
     return codes.count(2) + codes.count(3)  # COIN with either pad side; a hole (4) holds none
 
@@ -121,7 +111,7 @@ def _resting(codes) -> int:
 class PlainOutcome(Outcome):
     """The outcome of a drop that overflowed the working bytes, from ``cascade``."""
 
-    __slots__ = ("_counts", "_flipcounts", "_sw", "_jam", "_order", "_before")
+    __slots__ = ("_sw", "_jam", "_order", "_before")
 
     @classmethod
     def _from_cascade(cls, topo, before: bytes, board: BoardState, sinks, flipped) -> "PlainOutcome":
@@ -135,27 +125,11 @@ class PlainOutcome(Outcome):
         flips = bytearray(n)
         for s in flipped:
             flips[s] += 1  # at most one flip per coin arriving: far below 256
-        o._t, o._b, o._x, o._f = topo, board, None, None
-        o._counts, o._flipcounts, o._order = bytes(counts), bytes(flips), tuple(flipped)
+        o._t, o.board, o._w, o._q = topo, board, None, None
+        o.exit_counts, o.flip_counts, o._order = counts, flips, tuple(flipped)
         o._sw = sum(1 for s in sinks if s == swallow)
         o._jam = len(sinks) - sum(counts) - o._sw
         return o
-
-    @property
-    def exit_counts(self) -> bytearray:
-        return bytearray(self._counts)
-
-    @property
-    def flip_counts(self) -> bytearray:
-        return bytearray(self._flipcounts)
-
-    @property
-    def exits(self) -> tuple[int, ...]:
-        return tuple(e for e, c in enumerate(self._counts) for _ in range(c))
-
-    @property
-    def flips(self) -> tuple[int, ...]:
-        return tuple(self._flipcounts)
 
     @property
     def swallowed(self) -> int:

@@ -7,18 +7,24 @@ time to every (switch, state) pair of a geometry. Two forms come out of it:
   table, one row of five cells per switch, walked by ``cascade`` (and by the
   lessons and the reconciler's physics).
 - ``Topology.rows``: the drop's working table. A drop runs on one bytearray,
-  the board's 38 switch bytes followed by counters (one per exit, holes,
+  the board's switch bytes followed by counters (one per exit, holes,
   jams). A switch byte is the code it started the drop with (0-4) until a
   coin arrives; from then on it says *which code it started with and how many
   coins have arrived* (its history). Given the switch's kind (inlet side,
   stuck, slipping pad), that history fixes its code now and how often it
-  flipped, so one ``bytes.translate`` reads the final board, another the flip
-  counts, a third the board before the drop, and no flip or exit costs the
-  loop anything beyond the table look-up itself. Coins leaving for an exit are
-  counted by that exit's counter cell.
+  flipped, so no flip costs the loop anything beyond the table look-up: one
+  slice and two ``bytes.translate`` read the final board and the flip counts,
+  another slice the exit counts (one counter byte per exit), and no sort.
+  Where the last switches alone feed the exits, switch ``a + i`` into exits
+  ``2i`` and ``2i + 1`` (the standard board's bottom row), their histories
+  also say how many coins left each outlet, so coins leaving them cost the
+  loop nothing: the exit counts are one translate of those switches' bytes
+  into a nibble per outlet, spread to a byte each by ``hex`` (``exit_pairs``).
 
-A switch that would see more coins than its history has room for marks the
-overflow counter; the drop then falls back to ``cascade`` (exact, slower).
+A switch that would see more coins than its history has room for, or a counter
+that would leave its range, sends the loop to ``overflow``, an index past the
+table's end: the ``IndexError`` makes the drop fall back to ``cascade`` (exact,
+slower).
 """
 
 from __future__ import annotations
@@ -102,17 +108,55 @@ def _trajectories(kinds: _Kinds):
     return out
 
 
+def _emitted(kinds: _Kinds) -> list:
+    """Per history byte: coins that left the left and the right outlet so far."""
+    out = [(0, 0)] * 256
+    for v, ((inlet, stuck, slips), room) in enumerate(zip(kinds.kinds, kinds.rooms)):
+        for c0 in range(4):
+            code, left, right = c0, 0, 0
+            for k in range(1, room + 1):
+                code, sides, _ = switch_rule(code, inlet, stuck, slips)
+                left += sides.count(0)
+                right += sides.count(1)
+                out[kinds.byte(v, c0, k)] = (left, right)
+    return out
+
+
+def _exit_cut(g, jams) -> int | None:
+    """The first of the last switches when they alone feed the exits, switch
+    ``a + i`` into exits ``2i`` (left) and ``2i + 1`` (right), none jammed."""
+    n, x = g.switch_count, g.exit_count
+    a = n - x // 2
+    if x % 2 or a < 0:
+        return None
+    for s in range(n):
+        outs = g.outs[s]
+        if s >= a:
+            if outs != (n + 2 * (s - a), n + 2 * (s - a) + 1) or (s, 0) in jams or (s, 1) in jams:
+                return None
+        elif outs[0] >= n or outs[1] >= n:
+            return None
+    return a
+
+
+HEX_DIGIT = bytes(b"0123456789abcdef".find(c) & 255 for c in range(256))  # "0".."f" -> 0..15
+
+
 class Topology:
     """Transition tables for one geometry (and, optionally, physical faults).
 
     ``table[s][code] = (new_code, targets, flipped)`` where targets are switch
     numbers, ``n + x`` for exit ``x``, ``swallow`` for a hole and ``jammed``
     for a coin stuck in the board. ``rows``, ``tail``, ``start`` and the
-    ``*_of`` translation tables are the drop's flat form (module docstring).
+    ``*_of`` translation tables are the drop's flat form (module docstring):
+    ``rows`` holds 256 cells per switch and counter: about 0.66 MB per
+    geometry (the standard board, measured with tracemalloc), and 40-60 kB per
+    fault set, whose rows are the fault-free ones except the faulty switches'.
     """
 
     __slots__ = ("geometry", "n", "exit_base", "swallow", "jammed", "overflow", "table", "entries",
-                 "rows", "tail", "start", "code_of", "flips_of", "before_of", "_kind_of", "last_faults", "exit_slice")
+                 "rows", "tail", "start", "code_of", "flips_of", "before_of", "_kind_of", "last_faults",
+                 "exit_slice", "exit_cut", "exit_pairs", "fast")
 
     def __init__(self, geometry, faults=(), base: "Topology | None" = None):
         from .faults import Jam, PadNotHolding, SwitchStuck
@@ -146,13 +190,19 @@ class Topology:
         self._kind_of = [(g.inlets[s], s in stuck, s in slips) for s in range(n)]
         kinds = _kinds_for([self._kind_of[s] for s in sorted(touched)])
         trajectories = _trajectories(kinds)
+        self.exit_cut = cut = _exit_cut(g, jams)
+        emitted = _emitted(kinds) if cut is not None else None
+        if base is not None and base.exit_cut != cut:  # a jam at a last switch: its exits are counted
+            touched = touched | set(range(base.exit_cut, n))
         rows = list(base.rows[:n]) if base is not None else [None] * n
         for s in range(n) if base is None else touched:
-            rows[s] = self._row(s, kinds, trajectories, jams)
-        counter = tuple(((c + 1) & 255, ()) for c in range(256))
-        self.rows = tuple(rows) + (counter,) * (self.overflow + 1 - n)
-        self.tail = bytes(self.overflow + 1 - n)
-        self.start = dict(enumerate(self.entries)).__getitem__
+            rows[s] = self._row(s, kinds, trajectories, jams, emitted if cut is not None and s >= cut else None)
+        over = (self.overflow,)  # past the end of rows: the IndexError that means "fall back"
+        counter = tuple((b + 1, ()) if b < 255 else (b, over) for b in range(256))
+        self.rows = tuple(rows) + (counter,) * (self.overflow - n)
+        self.tail = bytes(self.overflow - n)
+        starts = dict(enumerate(self.entries))
+        self.start = starts.__getitem__
         code_of, flips_of, before_of = bytearray(range(256)), bytearray(256), bytearray(range(256))
         for b, hist in enumerate(kinds.of):
             if hist is not None:
@@ -160,8 +210,23 @@ class Topology:
                 code_of[b], flips_of[b] = trajectories[v][c0][k]
                 before_of[b] = c0
         self.code_of, self.flips_of, self.before_of = bytes(code_of), bytes(flips_of), bytes(before_of)
+        if cut is None:
+            self.exit_pairs, exits_from = None, self.exit_slice
+        else:
+            self.exit_pairs = bytes(min(left, 15) << 4 | min(right, 15) for left, right in emitted)
+            exits_from = slice(cut, n)
+        # What a drop reads, in one attribute (one load and an unpack instead of eight loads).
+        self.fast = (self.tail, starts, self.rows, self.code_of, self.flips_of, n, exits_from, self.exit_pairs, g)
 
-    def _row(self, s: int, kinds: _Kinds, trajectories, jams) -> tuple:
+    def exit_counts(self, w) -> bytes | bytearray:
+        """Coins per exit from a drop's working bytes (drop() writes this out)."""
+        if self.exit_pairs is None:
+            return w[self.exit_slice]
+        return w[self.exit_cut: self.n].translate(self.exit_pairs).hex().encode().translate(HEX_DIGIT)
+
+    def _row(self, s: int, kinds: _Kinds, trajectories, jams, emitted=None) -> tuple:
+        """``emitted`` (a last switch whose exits are read from its history):
+        coins leaving it go nowhere in the loop, up to 15 per outlet."""
         g = self.geometry
         inlet, stuck, slips = kind = self._kind_of[s]
         v = kinds.kinds.index(kind)
@@ -169,7 +234,7 @@ class Topology:
         over = (self.overflow,)
         targets = {}
         for sides in ((), (0,), (1,), (0, 1), (1, 0)):
-            targets[sides] = tuple(self.jammed if (s, side) in jams else outs[side] for side in sides)
+            targets[sides] = () if emitted else tuple(self.jammed if (s, side) in jams else outs[side] for side in sides)
         row = [None] * 256
         for b in range(256):
             if b == HOLE:
@@ -185,7 +250,11 @@ class Topology:
                 continue
             code = trajectories[v][c0][k][0]
             _, sides, _ = switch_rule(code, inlet, stuck, slips)
-            row[b] = (kinds.byte(v, c0, k + 1), targets[sides])
+            after = kinds.byte(v, c0, k + 1)
+            if emitted and max(emitted[after]) > 15:
+                row[b] = (b, over)  # more than a nibble's worth out of one outlet: fall back
+                continue
+            row[b] = (after, targets[sides])
         return tuple(row)
 
 

@@ -280,6 +280,8 @@ class HubLink:
                                      or self.clock.monotonic() - self._snapshot_at > self.request_timeout):
                 await self._ask_snapshot()
             quiet = self.clock.monotonic() - self._last_rx
+            if quiet >= silence and conn.drain():
+                continue  # bytes were waiting (a starved reader, a late loop): the hub talked; hear it first
             if quiet >= silence:
                 return f"no data from the hub for {quiet:.1f} s (unplugged, reset or stuck)", self.reconnect_delay
             wait = silence - quiet
@@ -320,7 +322,9 @@ class HubLink:
     def _on_data(self, ident: int, data: bytes) -> None:
         if self._conn is None or ident != self._conn.ident:
             return
-        self._last_rx = self.clock.monotonic()
+        now = self.clock.monotonic()
+        arrived = self._conn.arrived  # when the reader (or a drain) took these bytes off the port
+        self._last_rx = max(self._last_rx, now if arrived is None else min(arrived, now))
         tr = self.tracker
         for item in self.decoder.feed(data):
             if isinstance(item, Problem):
@@ -329,7 +333,7 @@ class HubLink:
             if isinstance(item.msg, p.Unknown) and tr.stats.unknown < 10:
                 log.warning("hub link %s: message type 0x%02x is not one this controller knows (newer firmware?); "
                             "ignored", self.url, item.msg.type_code)
-            for ev in tr.feed(item, self._last_rx):
+            for ev in tr.feed(item, now):
                 self._publish_tracked(ev)
             if not tr.need_snapshot:
                 self._snapshot_asked = False
@@ -340,7 +344,7 @@ class HubLink:
                 if isinstance(f.msg, p.Ack):  # a hub (or virtual board) without replay
                     self.resume_supported = False
                     tr.resumes = False
-                    for ev in tr.release_held(self._last_rx):
+                    for ev in tr.release_held(now):
                         self._publish_tracked(ev)
                 elif isinstance(f.msg, p.Resumed):
                     self.resume_supported = True

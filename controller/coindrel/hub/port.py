@@ -2,14 +2,24 @@
 
 ``serial.serial_for_url`` opens the port, so ``/dev/coindrel-hub``,
 ``socket://host:port`` and ``rfc2217://host:port`` all work. A reader thread
-(pyserial's ``ReaderThread``, reading in bulk) hands each chunk it reads to
-the event loop in one callback: everything waiting is read at once on every
-transport, never a byte per call.
+hands what it reads to the event loop; everything waiting is read at once on
+every transport, never a byte per call.
+
+The loop can also read the port itself (``Connection.drain``): before the
+link calls a hub silent it takes whatever is waiting, so a reader thread the
+machine starved is never mistaken for a hub that stopped talking. Both read
+only what is already waiting, under one lock, into one queue: the bytes
+reach the link in the order they came, whoever read them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import select
+import threading
+
+WAIT = 0.5  # real seconds a reader waits before looking at ``alive`` again (closing never hangs)
 
 
 def open_serial(url: str, baudrate: int = 115200):
@@ -20,95 +30,154 @@ def open_serial(url: str, baudrate: int = 115200):
     return serial.serial_for_url(url, baudrate=baudrate, timeout=None, write_timeout=2, exclusive=True)
 
 
-def _drain(port) -> bytes:
-    """Whatever else is already waiting on ``port``, without blocking: one big
-    read rather than a byte at a time (pyserial's socket:// reports at most 1
-    byte waiting, so its reader thread would hand over every byte alone)."""
-    sock = getattr(port, "_socket", None)
-    if sock is not None:
-        import select
+def _socket_of(port):
+    """The socket of a ``socket://`` port (read directly: pyserial reports at
+    most 1 byte waiting there); None for every other transport (rfc2217 has a
+    socket too, but its bytes are telnet that only its own thread may read)."""
+    if type(port).__module__.endswith("protocol_socket"):
+        return getattr(port, "_socket", None)
+    return None
 
+
+def _fd_of(port):
+    """Something ``select`` can wait on without reading, or None (rfc2217,
+    loop://, a port of another kind: only a blocking read can wait there)."""
+    sock = _socket_of(port)
+    if sock is not None:
+        return sock
+    if type(port).__module__.endswith("serialposix"):
+        try:
+            return port.fileno()
+        except Exception:  # noqa: BLE001 - not open, or no descriptor
+            return None
+    return None
+
+
+def _readable(fd, timeout: float, extra=()) -> list:
+    return select.select([fd, *extra], [], [], timeout)[0]
+
+
+def _read_waiting(port, fd) -> bytes:
+    """Every byte already waiting on ``port``, without blocking; raises the
+    port's error when the other side has gone (readable, but nothing to read)."""
+    import serial
+
+    sock = _socket_of(port)
+    if sock is not None:
         parts = []
-        # select first: the socket has a timeout, so a bare recv would wait it out
-        while select.select([sock], [], [], 0)[0]:
-            try:
-                chunk = sock.recv(65536)
-            except OSError:
-                break
+        while _readable(sock, 0):
+            chunk = sock.recv(65536)
             if not chunk:
-                break
+                if parts:
+                    break  # the close is found on the next read
+                raise serial.SerialException("the socket was closed by the other side")
             parts.append(chunk)
         return b"".join(parts)
-    n = port.in_waiting
-    return port.read(n) if n else b""
-
-
-def _bulk_reader_thread():
-    import serial
-    from serial.threaded import ReaderThread
-
-    class BulkReader(ReaderThread):
-        """pyserial's ReaderThread, reading everything that is waiting at once on every transport."""
-
-        def run(self):
-            if not hasattr(self.serial, "cancel_read"):
-                self.serial.timeout = 1
-            self.protocol = self.protocol_factory()
-            try:
-                self.protocol.connection_made(self)
-            except Exception as e:  # noqa: BLE001 - as ReaderThread
-                self.alive = False
-                self.protocol.connection_lost(e)
-                self._connection_made.set()
-                return
-            error = None
-            self._connection_made.set()
-            while self.alive and self.serial.is_open:
-                try:
-                    data = self.serial.read(self.serial.in_waiting or 1)
-                    if data:
-                        data += _drain(self.serial)
-                except (serial.SerialException, OSError) as e:  # a pulled cable: EIO from in_waiting's ioctl too
-                    error = e
-                    break
-                if data:
-                    try:
-                        self.protocol.data_received(data)
-                    except Exception as e:  # noqa: BLE001 - as ReaderThread
-                        error = e
-                        break
-            self.alive = False
-            self.protocol.connection_lost(error)
-            self.protocol = None
-
-    return BulkReader
+    n = port.in_waiting  # EIO from its ioctl when a cable is pulled
+    if n:
+        return port.read(n)
+    if _readable(fd, 0):
+        return port.read(1)  # readable with nothing waiting: a hang-up, which this read reports
+    return b""
 
 
 class Connection:
     """One open port with its reader thread; bytes and loss go to the loop."""
 
     def __init__(self, link: "HubLink", port, ident: int):
-        from serial.threaded import Protocol
-
-        ReaderThread = _bulk_reader_thread()
+        from serial.threaded import Protocol, ReaderThread
 
         loop = asyncio.get_running_loop()
+        conn = self
 
         class _Proto(Protocol):
             def data_received(self, data):
-                loop.call_soon_threadsafe(link._on_data, ident, bytes(data))
+                loop.call_soon_threadsafe(conn.hand_over)
 
             def connection_lost(self, exc):
                 loop.call_soon_threadsafe(link._on_lost, ident, exc)
 
+        class _Reader(ReaderThread):
+            def run(self):
+                conn._read_loop(self, _Proto())
+
         self.ident = ident
         self.port = port
         self.loop = loop
-        self.thread = ReaderThread(port, _Proto)
+        self.link = link
+        self.clock = getattr(link, "clock", None)
+        self.fd = _fd_of(port)
+        self.lock = threading.Lock()  # held by whoever reads, while it reads and queues
+        self.inbox: collections.deque[tuple[float | None, bytes]] = collections.deque()
+        self.arrived: float | None = None  # the link's clock when the bytes being handed over were read
+        self.thread = _Reader(port, _Proto)
         self.lost: str | None = None
 
     def start(self) -> None:
         self.thread.start()
+
+    def _now(self):
+        return self.clock.monotonic() if self.clock is not None else None
+
+    def _read_loop(self, thread, proto) -> None:
+        import serial
+
+        thread.protocol = proto
+        thread._connection_made.set()
+        error = None
+        abort = [a for a in (getattr(self.port, "pipe_abort_read_r", None),) if a is not None]
+        if self.fd is None and not hasattr(self.port, "cancel_read"):
+            self.port.timeout = WAIT
+        while thread.alive and self.port.is_open:
+            try:
+                if self.fd is not None:
+                    if self.fd not in _readable(self.fd, WAIT, abort) or not thread.alive:
+                        continue
+                    with self.lock:
+                        data = _read_waiting(self.port, self.fd)
+                        if data:
+                            self.inbox.append((self._now(), data))
+                else:
+                    data = self.port.read(self.port.in_waiting or 1)  # can only wait by reading
+                    if data:
+                        with self.lock:
+                            self.inbox.append((self._now(), data))
+            except (serial.SerialException, OSError, ValueError) as e:  # a pulled cable: EIO; a closed fd: ValueError
+                error = e
+                break
+            if data:
+                proto.data_received(data)
+        thread.alive = False
+        proto.connection_lost(error)
+        thread.protocol = None
+
+    def drain(self) -> int:
+        """Read (on the loop) whatever is waiting on the port and hand it over
+        with everything the reader thread read but the loop has not yet had;
+        how many bytes. A port that fails here is left for the reader to report."""
+        n = 0
+        if self.fd is not None and not self.lost:
+            with self.lock:
+                try:
+                    data = _read_waiting(self.port, self.fd)
+                except Exception:  # noqa: BLE001 - the reader thread sees the loss and reports it
+                    data = b""
+                if data:
+                    self.inbox.append((self._now(), data))
+        for _t, data in list(self.inbox):
+            n += len(data)
+        self.hand_over()
+        return n
+
+    def hand_over(self) -> None:
+        """Give the link every chunk queued so far, in the order it was read."""
+        while True:
+            with self.lock:
+                if not self.inbox:
+                    return
+                t, data = self.inbox.popleft()
+            self.arrived = t
+            self.link._on_data(self.ident, data)
 
     async def write(self, data: bytes) -> None:
         await self.loop.run_in_executor(None, self.thread.write, data)

@@ -56,6 +56,7 @@ class MovedByHand(Fault):
 @dataclass(frozen=True)
 class CoinAdded(Fault):
     switch: str
+    unseen: bool = False  # the pad was unknown: coins fell there while the hub's events were lost
     name: ClassVar[str] = catalog.COIN_ADDED
 
     @property
@@ -66,6 +67,7 @@ class CoinAdded(Fault):
 @dataclass(frozen=True)
 class CoinRemoved(Fault):
     switch: str
+    unseen: bool = False
     name: ClassVar[str] = catalog.COIN_REMOVED
 
     @property
@@ -134,6 +136,7 @@ class EventsLost(Fault):
 class Unexplained(Fault):
     """Nothing in the fault table (one or two faults) reproduces the drop."""
 
+    unseen: bool = False  # while pads nobody saw after lost events may hold anything
     name: ClassVar[str] = catalog.UNEXPLAINED
 
     @property
@@ -228,10 +231,29 @@ def twins(fault: Fault, geometry, at_rest: bool = True) -> list[Fault]:
     return []
 
 
+# A pad nothing could see while board events were lost (the hub away, its
+# ring short): what a later drop finds there is the outage's doing, not a
+# hand's and not a fault.
+UNSEEN_PAD = MappingProxyType({
+    catalog.COIN_ADDED: "A coin was resting on {where}, put there by a coin that fell while the hub's events were "
+                        "lost (not a hand, not a fault).",
+    catalog.COIN_REMOVED: "The coin the controller believed on {where} had gone: it went while the hub's events were "
+                          "lost (not a hand, not a fault).",
+    catalog.UNEXPLAINED: "What the board did does not follow from the coins believed on the pads, which nobody could "
+                         "see while the hub's events were lost: check the pads (not a fault).",
+})
+# How likely an unknown pad is to hold what the controller did not expect:
+# the coins that fell unseen rest on, or knock off, pads like any others.
+UNSEEN_PAD_PRIOR = 0.2
+
+
 def say(fault: Fault, together: tuple[Fault, ...] = ()) -> str:
     """One sentence a person understands; ``together`` names the faults that
     only with this one explain the drop."""
-    text = catalog.sentence(fault.name, fault.where) if fault.name in catalog.CATALOG else f"{fault.name.replace('_', ' ')} at {fault.where}."
+    if getattr(fault, "unseen", False):
+        text = UNSEEN_PAD[fault.name].format(where=fault.where)
+    else:
+        text = catalog.sentence(fault.name, fault.where) if fault.name in catalog.CATALOG else f"{fault.name.replace('_', ' ')} at {fault.where}."
     if together:
         others = " and ".join(f"{f.name.replace('_', ' ')} at {f.where}" for f in together)
         text = text[:-1] + f", together with {others}."

@@ -23,7 +23,7 @@ from ..engine import BoardState, Geometry, Variants, standard_geometry
 from ..engine.core import HOLE, PAD_R
 from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
 from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior, provenance
-from .faults import EventsLost, is_persistent
+from .faults import EventsLost, Unexplained, is_persistent
 from .grouping import Group, Predictor
 from .health import HealthTracker
 from .observed import Observed, Sensors, observe_events
@@ -102,12 +102,19 @@ class Reconciler:
         self.spared: dict = {}  # and drops it could have and did not
         self._revisions: list[Revision] = []
         self._lost_at: float | None = None
+        # Pads nobody saw while board events were lost: coins that fell then
+        # (no sensor sees a resting coin) may rest on any of them, or have
+        # knocked one off. Known again once a coin's cascade reaches the pad,
+        # or the players say the pads are right.
+        self.unsure: set[int] = set()
 
     # -- the live API --------------------------------------------------------------
 
     def feed(self, ev) -> None:
         """One board event (or a source's status event), in time order."""
         if isinstance(ev, StatusEvent):
+            if ev.state in ("lost", "resync"):  # events the hub could not give back, or a hub that restarted
+                self.unsure = {i for i, c in enumerate(self.worlds[0].codes) if c != HOLE}
             if ev.state in ("lost", "disconnected", "resync", "error"):
                 if self._group is not None:
                     self._group.lost += max(1, ev.count)
@@ -217,6 +224,11 @@ class Reconciler:
             faults = frozenset(f for f in faults if f.name != catalog.HALL_FAULT)
         self.worlds = [World(self.geometry, state.codes, faults)]
 
+    def pads_known(self) -> None:
+        """The players checked the pads (or set up a new match): the belief's
+        resting coins are right again."""
+        self.unsure = set()
+
     # -- inside ------------------------------------------------------------------------
 
     def _expect(self) -> Predictor:
@@ -252,7 +264,7 @@ class Reconciler:
         live = [w for w in self.worlds if w.logw >= LIVE]
         searched = min(LIVE_MAX, len(live))
         search = Search(self.physics, obs, [e for _, e in obs.entries], self.sensors, self.timing.chatter_window, self.labels,
-                        self.budget, self.timing.flip_limit, self.proven, self._spare_cost)
+                        self.budget, self.timing.flip_limit, self.proven, self._spare_cost, frozenset(self.unsure))
         if obs.entries:
             cands = search.run(live, searched)
         else:
@@ -263,6 +275,10 @@ class Reconciler:
         if not ranked:
             return self._unexplained(obs, prev)
         best = ranked[0][1]
+        if self.unsure and not any(m.kind in ("add", "remove") and m.s in self.unsure for m in best.moves):
+            # the pads this drop's coins reached fit as believed: known again (an
+            # explanation that changed unseen pads is a guess, and proves none)
+            self.unsure -= {a >> 3 for a in best.trace.arrivals}
         # ok: a healthy board in the believed state does exactly this, and the
         # best explanation needs no fault (two counts 40 ms apart in one entry
         # fit two coins, but one coin and a chattering beam fit better).
@@ -358,4 +374,4 @@ class Reconciler:
         return self._plain(obs, prev, finding)
 
     def _unexplained(self, obs, prev) -> list[DropReport]:
-        return self._plain(obs, prev, Finding(UNEXPLAINED.fault, 1.0))
+        return self._plain(obs, prev, Finding(Unexplained(True) if self.unsure else UNEXPLAINED.fault, 1.0))

@@ -30,6 +30,7 @@ from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
 from .sensors import _fault, derive
+from .unseen import COST as UNSEEN_COST, search_unseen
 
 _LOG = {name: math.log(p) for name, p in PRIOR.items()}
 # How much longer a known hall fault makes us doubt the pad it hides.
@@ -84,7 +85,8 @@ class Search:
     """One group's search over the live worlds."""
 
     def __init__(self, physics: Physics, obs: Observed, entries: list[int], sensors: Sensors, chatter_window: float, labels,
-                 budget: int = 400, flip_limit: float = 0.08, proven: frozenset | set = frozenset(), spare_cost=None):
+                 budget: int = 400, flip_limit: float = 0.08, proven: frozenset | set = frozenset(), spare_cost=None,
+                 unsure: frozenset | set = frozenset()):
         self.physics = physics
         self.obs = obs
         self.entries = list(entries)
@@ -95,6 +97,7 @@ class Search:
         self.flip_limit = flip_limit
         self.spare_cost = spare_cost or (lambda f: math.log(INTERMITTENT))
         self.proven = proven  # switches whose pad side a cascade has confirmed since the hall alone last set it
+        self.unsure = unsure  # switches whose pad nobody saw while events were lost (a coin may rest there, or not)
         self.evaluations = 0
         self.exhausted = False  # the search ran out of work before it tried everything
         self.candidates: list[Candidate] = []
@@ -257,8 +260,10 @@ class Search:
             if not sl and any(self.physics.rested(b) for b in trace.arrivals if b >> 3 == s):
                 out.append(Move("slip", s, fault=_fault(PadNotHolding, label), cost=_LOG[catalog.PAD_NOT_HOLDING]))
             if s not in base_pad:
+                unseen = s in self.unsure
                 if code & COIN:
-                    out.append(Move("remove", s, fault=_fault(CoinRemoved, label), cost=_LOG[catalog.COIN_REMOVED]))
+                    out.append(Move("remove", s, fault=_fault(CoinRemoved, label, True) if unseen else _fault(CoinRemoved, label),
+                                    cost=UNSEEN_COST if unseen else _LOG[catalog.COIN_REMOVED]))
                     # Or that coin never arrived: it stuck in the chute it came
                     # by (the drop that sent it saw nothing: it would have
                     # rested here unseen), and that chute holds later coins too.
@@ -266,7 +271,8 @@ class Search:
                     if via is not None and via not in idx.jams and not any(m.kind == "chute" and (m.s, m.side) == via for m in base):
                         out.append(Move("lost", s, 2 * via[0] + via[1], fault=_fault(Jam, labels[via[0]], via[1]), cost=_LOG[catalog.JAM]))
                 else:
-                    out.append(Move("add", s, fault=_fault(CoinAdded, label), cost=_LOG[catalog.COIN_ADDED]))
+                    out.append(Move("add", s, fault=_fault(CoinAdded, label, True) if unseen else _fault(CoinAdded, label),
+                                    cost=UNSEEN_COST if unseen else _LOG[catalog.COIN_ADDED]))
                 if s in idx.halls:
                     out.append(Move("pad", s, fault=_fault(HallFault, label), cost=DOUBT_HIDDEN_PAD))
                 else:
@@ -337,6 +343,8 @@ class Search:
         if self._best_size() == 0 and self._best_cost() >= GOOD_ENOUGH:
             return self.candidates
         worlds = worlds[:searched]
+        if self.unsure:
+            search_unseen(self, worlds, traces)  # after lost events: several unseen pads first
         singles = []
         for w in worlds:
             for m in self.moves(w, traces[id(w)]):

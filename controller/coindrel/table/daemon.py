@@ -81,6 +81,8 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
             has_beams=bool(caps and (caps.entries or caps.exits)), keyed=keyed or bool(caps and getattr(caps, "keyed", False)),
             reveal_seconds=reveal_seconds,
         )
+        # the pads are asked about once what the hub saw meanwhile is reconciled (modes_pads)
+        self.flow.board_quiet = lambda: not self.awaiting_board and not self.diagnosing
         if display is not None and getattr(display, "size", None):
             self.flow.panel_size = tuple(display.size)  # notices page by what fits on this panel
         self.reconciler = None  # diagnosing.py builds it for the match
@@ -93,6 +95,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         self.offset_from_journal = False
         self.last_status = ""
         self.reports = 0
+        self.drop_numbers: dict[int, int] = {}  # the reconciler's count of a drop -> the match's (journalled)
         self.failed: str | None = None  # why the table must restart (a journal that cannot save)
         self._poke = asyncio.Event()  # set by every event and press: the loop steps at once
         self._shown = None  # the view on the panel now
@@ -149,6 +152,8 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
                 self.flow.on_link(ev.state == "connected", ev.detail, now)
             elif ev.state == "lost":
                 self._check_losses()
+            elif ev.state == "resync" and self.flow.match is not None and not self.flow.match.over:
+                self.flow.pads_unknown = True  # the hub restarted: what fell meanwhile nobody saw
         elif from_board:
             offset = ev.t - self._clock()
             if self.board_offset is None or self.offset_from_journal:
@@ -191,8 +196,9 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         now = self.now()
         for report in self._finished_reports():
             self.reports += 1
+            report, kept = self._numbered(report)
             if self.journal is not None:
-                self._save(self.journal.verdict, report)
+                self._save(self.journal.verdict, kept)
             self.flow.on_report(report, now)
             self._after_flow()
         self._check_falling(now)
@@ -203,6 +209,29 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         if self.outputs is not None:
             self.outputs.tick(now)
         self._status()
+
+    def _numbered(self, report):
+        """``report`` with the match's drop numbers, and what the journal keeps
+        of it: the reconciler counts its own drops (from 1 again after a
+        restart, and past coins that scored nothing), while a player, the
+        journal and a revision mean the match's. A second coin in one turn
+        scores nothing: the journal keeps it as no drop of the match."""
+        import dataclasses
+
+        revises = getattr(report, "revises", None)
+        if revises is not None:
+            if revises in self.drop_numbers:
+                report = dataclasses.replace(report, revises=self.drop_numbers[revises])
+            return report, report
+        m = self.flow.match
+        if report.drop is None or m is None or m.over:
+            return report, report
+        if self.flow.is_extra_coin(report):
+            return report, dataclasses.replace(report, drop=None)
+        number = len(m.results) + 1
+        self.drop_numbers[report.drop] = number
+        report = report if number == report.drop else dataclasses.replace(report, drop=number)
+        return report, report
 
     def _check_falling(self, now: float) -> None:
         """A coin that went in must come back as a drop; if the board's
@@ -234,7 +263,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
             log.error("%s", e)
 
     def _new_match(self, match: Match) -> None:
-        self._believe(match.board, match)
+        self._believe(match.board, match, pads_checked=True)  # the players set the board up
         if self.journal is not None:
             # The last match's journal is still open (no END_MATCH reached the daemon): file it
             # before the next begins, so neither is lost and the store never refuses the new one.

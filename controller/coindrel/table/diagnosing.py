@@ -139,14 +139,20 @@ class DiagnosisMixin:
         done.add_done_callback(lambda f: f.exception() is None and setattr(self, "_faults", f.result()))
         return list(getattr(self, "_faults", []))
 
-    def _believe(self, board: BoardState, match: Match | None = None, halls_right: bool = False) -> None:
+    def _believe(self, board: BoardState, match: Match | None = None, halls_right: bool = False,
+                 pads_checked: bool = False) -> None:
         """The match set the board (a new match, an undo, a drop scored as
-        predicted, the players' "Board is right": ``halls_right``)."""
+        predicted, the players' "Board is right": ``halls_right``; their
+        set-up of a new match: ``pads_checked``, the resting coins are known)."""
         self._reconciler_for(match or self.flow.match)
         if self._diag is not None:
             self._diag.reset(board, halls_right=halls_right)
+            if pads_checked:
+                self._diag.call(lambda rec: rec.pads_known())
         else:
             self.reconciler.reset(board, halls_right=halls_right)
+            if pads_checked:
+                self.reconciler.pads_known()
 
     def _expect(self, expecting: bool) -> None:
         if self._diag is not None:
@@ -168,6 +174,7 @@ class DiagnosisMixin:
             if self._diag is not None:
                 self._save_timing_on_worker()  # the old one's, before the new one reads it
             self.reconciler = Reconciler(self.geometry, board, variants, sensors=self.sensors)
+            self.drop_numbers = {}  # a new reconciler counts from 1
             if self._diag is not None:
                 self._diag.call(lambda rec, new=self.reconciler: self._restore_timing(new))
             else:

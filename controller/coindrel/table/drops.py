@@ -25,7 +25,9 @@ class DropInputs:
     def on_entry(self, entry: int, now: float) -> None:
         m = self.match
         if m is None or m.over:
-            return  # the reconciler reports it as a coin outside any drop
+            if self.mode is not Mode.LESSON:  # (a lesson keeps count of its own coins)
+                self.coins_between = True  # the next match asks for the pads to be cleared
+            return
         # the turn's coin went in and is not yet reported: this one is a second coin in the same turn
         extra = m.phase == PHASE_FALLING and any(c[0] is m and not c[2] for c in self.coins_in)
         self.coins_in.append((m, entry, extra, m.setup.players[m.to_move - 1]))
@@ -91,6 +93,16 @@ class DropInputs:
         else:
             self._emit(fx.Sound("score" if result.points else "nothing"))
         self._after_drop(result, now)
+
+    def is_extra_coin(self, report) -> bool:
+        """Whether ``report`` is a second coin in its turn (it scores nothing,
+        so it is no drop of the match); nothing changes."""
+        if not report.entry_seen:
+            return False
+        for m, entry, extra, _who in self.coins_in:
+            if m is self.match and entry == report.entry:
+                return extra
+        return False
 
     def _extra_coin(self, report):
         """The dropper's name if the reported coin is a second one that went in

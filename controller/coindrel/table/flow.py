@@ -30,6 +30,7 @@ from .clubrequest import WAITING, MatchRequest, RequestError
 from .drops import DropInputs
 from .effects import Effect
 from .modes import Mode, Screen
+from .modes_pads import ask_for_pads
 from .restore import HandStep, restore_steps
 from .screens import SCREENS
 from .setupmenu import Choices, SetupMenu
@@ -96,7 +97,10 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.keyed_entry = 0
         self.need_layout = self.layout_confirmed = False
         self.need_clear = self.clear_confirmed = False
+        self.pads_unknown = False  # board events were lost: the pads must be checked (modes_pads)
+        self.board_quiet = lambda: True  # nothing of the board is still being reconciled (the daemon's)
         self.last_board: BoardState | None = None  # the belief when the last match ended
+        self.coins_between = False  # a coin went in with no match running: where it rests nobody knows
         self.ended: Match | None = None  # the match whose end was filed (EndMatch "finished")
         self.runner = None  # the lesson being played
         self.lesson_coins: frozenset[int] | None = frozenset()  # coins lessons left on pads (None: somewhere)
@@ -259,6 +263,8 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self._hint_over()
         self._screen.tick(self, now, board_now)
         self._settle(now)
+        if self.pads_unknown:
+            ask_for_pads(self, now)
 
     def _settle(self, now: float) -> None:
         """Keep the screen's mode and the match's phase in step, whatever

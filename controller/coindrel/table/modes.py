@@ -36,6 +36,7 @@ class Mode(str, Enum):
     MISMATCH = "mismatch"
     CORRECT = "correct"
     RESTORE = "restore"
+    CHECK_PADS = "check-pads"
     ROUND_RESULT = "round-result"
     RESULT = "result"
 

@@ -70,7 +70,9 @@ class SimPlayers:
     def _waited(self, now: float) -> float:
         flow = self.table.flow
         lesson = (flow.runner.phase, flow.runner.index) if flow.runner is not None else None
-        screen = (flow.mode, flow.message is not None, flow.note is not None, id(flow.match), flow.selected, lesson)
+        # the pads question shows over the turn, which goes on under it
+        mode = Mode.TURN if flow.mode is Mode.CHECK_PADS else flow.mode
+        screen = (mode, flow.message is not None, flow.note is not None, id(flow.match), flow.selected, lesson)
         if screen != self._screen:
             self._screen, self._since = screen, now
         return now - self._since
@@ -86,8 +88,8 @@ class SimPlayers:
         flow, now = self.table.flow, self.clock()
         waited = self._waited(now)
         mode, m = flow.mode, flow.match
-        if mode is Mode.TURN and m is not None:
-            self._turn(now, waited)
+        if mode in (Mode.TURN, Mode.CHECK_PADS) and m is not None:
+            self._turn(now, waited)  # players look at the pads and play on
             return
         if self.people or (m is not None and not flow.link_up):
             return  # a person at the keyboard reads the screens; or the table waits for the hub

@@ -12,8 +12,9 @@ from .clubrequest import ClubRequest
 from .modes import Screen, catalog
 from .modes_match import Correct, Mismatch, Paused, Restore, Result, Reveal, RoundResult, Turn
 from .modes_menu import History, Lesson, Lessons, Menu, Names, Rules
+from .modes_pads import CheckPads
 
 SCREENS: dict[str, Screen] = catalog(
     Menu(), Names(), Rules(), History(), Lessons(), Lesson(), ClubRequest(),
-    Reveal(), Turn(), Paused(), Mismatch(), Correct(), Restore(), RoundResult(), Result(),
+    Reveal(), Turn(), Paused(), Mismatch(), Correct(), Restore(), CheckPads(), RoundResult(), Result(),
 )

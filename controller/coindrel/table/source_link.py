@@ -84,6 +84,7 @@ class SourceMixin:
             return
         from ..display import MessageView
 
+        self.flow.pads_unknown = True  # a coin may have come to rest unseen
         loss = new[-1]
         span = f" before board time {loss.until_t:.1f} s" if loss.until_t is not None else ""
         self.flow.ask(MessageView("Events lost", f"Board events{span} are lost ({loss.reason}). If a coin fell "

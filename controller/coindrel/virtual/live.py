@@ -122,6 +122,10 @@ class Server:
             self._catch_up()
             self.board.drop(int(ch) - 1)
             self.say(f"coin into entry {ch}")
+        elif ch in "cC":  # a person takes every resting coin off the pads (before a new match)
+            self._catch_up()
+            cleared = self.board.clear_pads()
+            self.say(f"pads cleared by hand: {', '.join(cleared) if cleared else 'no coin was resting'}")
         elif ch in "qQ":
             self.stopping.set()
         self.wake.set()

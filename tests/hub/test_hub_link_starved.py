@@ -1,0 +1,137 @@
+"""A hub the link only fails to hear in time is not a silent hub.
+
+On a saturated machine the reader thread may not run for longer than the
+silence window while the hub's frames wait on the port. The link must take
+what is waiting before it calls the hub silent, and judge silence by when
+bytes last came off the port. The starved reader is modelled by a reader
+thread whose wait never sees the port readable; time is a ManualClock."""
+
+from __future__ import annotations
+
+import asyncio
+import select
+import threading
+
+import pytest
+from fakehub import FakeHub
+from hub_helpers import next_event, status
+
+from coindrel.events import EntryEvent, ExitEvent, StatusEvent
+from coindrel.hub import port as hub_port
+from coindrel.sources.base import ManualClock
+from coindrel.sources.hub import HubSource
+
+CEILING = 30.0  # real seconds only a hang reaches
+
+
+@pytest.fixture
+def starve(monkeypatch):
+    """``await starve.on()``: from then on the reader thread never gets to see the port readable."""
+    monkeypatch.setattr(hub_port, "_readable", (s := Starver()).readable)
+    return s
+
+
+class Starver:
+    def __init__(self):
+        self.starved = threading.Event()
+        self.entered = threading.Event()
+        self.real = hub_port._readable
+
+    def readable(self, fd, timeout, extra=()):
+        if timeout and self.starved.is_set():  # the reader's wait (the loop's own looks use timeout 0)
+            self.entered.set()
+            self.starved.wait(0.05)
+            return []
+        return self.real(fd, timeout, extra)
+
+    async def on(self) -> None:
+        """Starve the reader, once it is out of any wait it was already in."""
+        self.entered.clear()
+        self.starved.set()
+        ok = await asyncio.get_running_loop().run_in_executor(None, self.entered.wait, CEILING)
+        assert ok, "the reader thread never came back to wait"
+
+    def off(self) -> None:
+        self.starved.clear()
+
+
+def queued(src) -> list:
+    out = []
+    while not src._queue.empty():
+        out.append(src._queue.get_nowait())
+    return out
+
+
+async def waiting_on_port(src, n: int) -> None:
+    """Until at least ``n`` bytes wait unread on the link's port (a pty moves them in the kernel's own time)."""
+    port = src.link._conn.port
+    for _ in range(1000):
+        if port.in_waiting >= n:
+            return
+        await asyncio.get_running_loop().run_in_executor(None, select.select, [port.fileno()], [], [], 0.05)
+    raise AssertionError("the hub's bytes never reached the port")
+
+
+def test_frames_waiting_unread_are_heard_before_any_silence_verdict(hub_path, starve):
+    async def main():
+        hub = FakeHub(hub_path)
+        clock = ManualClock()
+        src = HubSource(str(hub_path), clock=clock)
+        await src.start()
+        await next_event(src, status("connected"))
+        silence = 3 * src.link.hello.heartbeat_ms / 1000
+        await starve.on()
+        before = len(hub.side.commands)
+        hub.coin(3)
+        hub.coin(8 + 11)
+        hub.heartbeat()
+        await waiting_on_port(src, 20)
+        await asyncio.wait_for(clock.wait_sleepers(), CEILING)
+        await clock.advance(silence + 0.5)  # the loop wakes long after the bytes came: starved, not silent
+        got = [await next_event(src, lambda e: not isinstance(e, StatusEvent), CEILING) for _ in range(2)]
+        assert [type(e) for e in got] == [EntryEvent, ExitEvent]
+        await asyncio.wait_for(clock.wait_sleepers(), CEILING)  # the link is back to waiting, still connected
+        news = [e for e in src.skipped + queued(src) if isinstance(e, StatusEvent)]
+        assert src.link.connected and not [e for e in news if e.state in ("disconnected", "lost")], news
+        assert src.link.stats["tracker"]["missing_frames"] == 0
+        assert not any(type(m).__name__ == "HelloReq" for m in [f.msg for f in hub.side.commands[before:]])
+
+        # A hub that really says nothing is still called silent, starved reader or not.
+        await clock.advance(silence + 0.1)
+        ev = await next_event(src, status("disconnected"), CEILING)
+        assert "no data from the hub" in ev.detail
+        await src.close()
+        hub.close()
+
+    asyncio.run(asyncio.wait_for(main(), 120))
+
+
+def test_the_reader_and_a_drain_keep_the_bytes_in_order(hub_path, starve):
+    """Bytes the loop drains and bytes the reader reads reach the decoder in the order the hub sent them."""
+    async def main():
+        hub = FakeHub(hub_path)
+        clock = ManualClock()
+        src = HubSource(str(hub_path), clock=clock)
+        await src.start()
+        await next_event(src, status("connected"))
+        silence = 3 * src.link.hello.heartbeat_ms / 1000
+        beams = [0, 8 + 2, 5, 8 + 9, 2, 8 + 14]
+        for i, beam in enumerate(beams):
+            if i % 2 == 0:
+                await starve.on()  # the next half waits for a drain
+            hub.coin(beam)
+            if i % 2 == 0:
+                await waiting_on_port(src, 10)
+                await asyncio.wait_for(clock.wait_sleepers(), CEILING)
+                await clock.advance(silence + 0.2)
+                starve.off()
+        got = []
+        for _ in range(len(beams)):
+            got.append(await next_event(src, lambda e: not isinstance(e, StatusEvent), CEILING))
+        beams_seen = [e.entry if isinstance(e, EntryEvent) else 8 + e.exit for e in got]
+        assert beams_seen == beams
+        assert src.link.stats["decoder"]["crc"] == 0 and src.link.stats["tracker"]["missing_frames"] == 0
+        await src.close()
+        hub.close()
+
+    asyncio.run(asyncio.wait_for(main(), 120))
