@@ -148,7 +148,7 @@ class DiagnosisMixin:
         if self._diag is not None:
             self._diag.reset(board, halls_right=halls_right)
             if pads_checked:
-                self._diag.call(lambda rec: rec.pads_known())
+                self._diag.call(_pads_known)
         else:
             self.reconciler.reset(board, halls_right=halls_right)
             if pads_checked:
@@ -170,6 +170,7 @@ class DiagnosisMixin:
                 self._save_timing_on_worker()  # the old one's (the child carries it to the new one)
                 self._diag.adopt(self.reconciler, carry)
                 self._adopted = self.reconciler
+                self.drop_numbers = {}  # a new reconciler counts from 1
                 return self.reconciler
             if self._diag is not None:
                 self._save_timing_on_worker()  # the old one's, before the new one reads it
@@ -247,6 +248,10 @@ def _restore(rec: Reconciler, saved: dict, where) -> None:
 
 def _health_faults(rec: Reconciler) -> list:
     return rec.health().faults
+
+
+def _pads_known(rec: Reconciler) -> None:
+    rec.pads_known()
 
 
 def _learned_timing(rec: Reconciler):
