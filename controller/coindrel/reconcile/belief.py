@@ -82,7 +82,8 @@ def findings(ranked: list[tuple], believed=None) -> list[Finding]:
     for p, c in ranked:
         shown = c.shown()
         if believed is not None and c.world is not believed:
-            shown += [f for f in c.world.faults if f not in faults and f not in shown]
+            # a set's faults in a fixed order (a copy of the set, e.g. a checkpoint's, may iterate otherwise)
+            shown += sorted((f for f in c.world.faults if f not in faults and f not in shown), key=_by_name)
             shown += [f for f in c.world.story if f not in story and f not in shown]
         shown = list(dict.fromkeys(shown))
         for f in shown:
@@ -92,6 +93,10 @@ def findings(ranked: list[tuple], believed=None) -> list[Finding]:
     out = [Finding(f, p, partners[f]) for f, p in conf.items() if p >= LIST_FLOOR]
     out.sort(key=lambda x: (-x.confidence, x.fault.name, x.fault.where))
     return out[:LIST_MAX] if out else [Finding(f, p, partners[f]) for f, p in sorted(conf.items(), key=lambda kv: -kv[1])[:1]]
+
+
+def _by_name(f) -> tuple:
+    return (f.name, str(f.where))
 
 
 def successors(cand, geometry, at: int = 0) -> list[World]:
