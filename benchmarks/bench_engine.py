@@ -300,8 +300,9 @@ def main() -> None:
     def new_matches(cases):  # untimed: the reference, too, is handed its start board
         return [(Match(MatchSetup(seed=seed)), entries) for seed, _, entries in cases]
 
-    def our_matches(prepared):
-        for m, entries in prepared:
+    def our_matches(prepared):  # each match let go when played, as the reference's results are when it returns
+        while prepared:
+            m, entries = prepared.pop()
             pick = iter(entries)
             while not m.over:
                 m.play(next(pick))

@@ -63,6 +63,9 @@ class CheckPads(Screen):
             self._done(flow, now)
 
     def tick(self, flow, now, board_now):
+        # the turn goes on under the question: its clock, the computer opponent's choice and its
+        # dropper (without this, a computer's turn waited for a press nobody had to make: the monkey)
+        flow.screen_of(Mode.TURN).tick(flow, now, board_now)
         if flow.match is None or flow.match.over or flow.match.phase != PHASE_TURN:
             self._done(flow, now)  # a coin went in (or the match moved on): that was the answer
 
