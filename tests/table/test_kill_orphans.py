@@ -55,12 +55,12 @@ class ReplayingHub:
         table.handle_event(ev)
 
 
-def play(tmp_path, drops=DROPS, *, hold=None, kill=None, down=1.0, replay_back=0, until=30.0):
+def play(tmp_path, drops=DROPS, *, hold=None, kill=None, down=1.0, replay_back=0, until=30.0, keep=0):
     """The match on the board's schedule; returns (results, table, board).
     ``hold``: (from, to) board seconds with no step (a diagnosis that takes
     long on the worker: events keep coming, no verdict). ``kill(verdict)``:
     the first verdict it accepts is the last record on disk (SIGKILL before
-    anything after it), then ``down`` seconds pass, a new table resumes, and
+    anything after it but ``keep`` records), then ``down`` seconds pass, a new table resumes, and
     the hub replays its ring after the position asked for (``replay_back``
     frames before it too: a hub that gives too much)."""
     out = Collect()
@@ -117,7 +117,7 @@ def play(tmp_path, drops=DROPS, *, hold=None, kill=None, down=1.0, replay_back=0
         cut = next((i for i, r in enumerate(records) if r.kind == "verdict" and kill(r.data)), None)
         if cut is None:
             continue
-        path.write_bytes(b"".join(lines[: cut + 1]))  # the verdict reached the disk; nothing after it
+        path.write_bytes(b"".join(lines[: cut + 1 + keep]))  # the verdict reached the disk; nothing after it
         store.close()  # kill -9: nothing flushed, the lock goes with the process
         killed = True
         now[0] += down
@@ -189,3 +189,13 @@ def test_a_second_coins_verdict_saved_without_its_board_change_is_reconciled_aga
     _once_each(table)
     tenth = [v for v in verdicts(table) if v.get("t") == 23.0]
     assert len(tenth) == 1 and tenth[0]["entry"] == 1  # its events reconciled once, no coin made up of them
+
+
+def test_the_next_coins_events_journalled_before_the_last_score_are_not_lost(tmp_path):
+    # Killed just after the ninth drop's score: the tenth coin went in while its verdict waited,
+    # so that coin's first events are on disk before the score, and the hub resumes after them.
+    ref, _, _ = play(tmp_path / "ref")
+    got, table, board = play(tmp_path / "kill", hold=(22.0, 24.8), kill=lambda v: v.get("drop") == 9, keep=1)
+    assert got == ref
+    _once_each(table)
+    assert [c & 1 for c in table.flow.match.board.codes] == [c & 1 for c in board.world.codes]
