@@ -99,6 +99,23 @@ class Section:
             self.fail(key, f"{_num(v)} is out of range; write a number {range_text(lo, hi)}")
         return float(v)
 
+    def output_path(self, key: str, default: str | None = None) -> str | None:
+        """A file coindrel will write (or a socket it will make): its folder must be there and writable."""
+        import os
+
+        value = self.str(key, default)
+        if value:
+            folder = os.path.dirname(os.path.abspath(value))
+            if os.path.isdir(value):
+                self.fail(key, f"{value!r} is a folder; write a file name in it, e.g. \"{os.path.join(value, 'out')}\"")
+            if not os.path.isdir(folder):
+                self.fail(key, f"{value!r}: the folder {folder} is not there; create it (mkdir -p {folder}) "
+                               "or choose another place")
+            if not os.access(folder, os.W_OK | os.X_OK):
+                self.fail(key, f"{value!r}: cannot write in {folder} (permission denied); choose a folder "
+                               "coindrel's user may write")
+        return value
+
     def bool(self, key: str, default: bool | None = None) -> bool | None:
         v = self.get(key, default)
         if v is None:

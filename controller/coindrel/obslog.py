@@ -44,6 +44,9 @@ class ObservationLog:
 def header_from_json(d: dict) -> LogHeader:
     if d.get("kind") != "header":
         raise EngineError("the first line of an observation log must be its header ({\"kind\": \"header\", ...})")
+    if d.get("log") == "ground-truth":
+        raise EngineError("this is the virtual board's ground truth (--truth), what really happened; reconcile reads "
+                          "what the sensors saw: the log written with --log (or coindrel history ID --events)")
     known = {"kind", "board", "variants", "state"}
     state = d.get("state")
     board = d.get("board", "standard")

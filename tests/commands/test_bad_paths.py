@@ -75,6 +75,7 @@ def test_an_emulator_writing_into_a_missing_folder_is_a_config_error_not_a_retry
     (["virtual-board", "--drop", "1", "--channel-map", "bin.dat"], ["bin.dat: not a text file", "channel map"]),
     (["virtual-board", "--drop", "1", "--log", "missing/log.jsonl"], ["--log missing/log.jsonl", "does not exist"]),
     (["virtual-board", "--drop", "1", "--truth", "adir"], ["--truth adir", "that is a folder"]),
+    (["virtual-board", "--serve", "pty", "--link", "bin.dat"], ["--link bin.dat", "not a symlink", "choose another path"]),
     (["hub", "map", "--map", "adir"], ["adir: cannot read the channel map"]),
     (["hub", "calibration", "set", "missing.json", "--url", "socket://127.0.0.1:9"], ["missing.json: no such calibration file"]),
     (["hub", "calibration", "get", "--out", "missing/c.json", "--url", "socket://127.0.0.1:9"], ["--out missing/c.json"]),
@@ -110,3 +111,10 @@ def test_an_os_error_anywhere_is_a_message_naming_the_path(place, capsys, monkey
     code, err, _ = run(capsys, "show", BOARD)
     assert code == 2 and err.strip() == ("coindrel show: /etc/secret: Permission denied "
                                          "(choose a place this user may write, or fix its permissions)")
+
+
+def test_link_never_replaces_a_file_that_is_not_a_symlink(place, capsys):
+    """Found by a newcomer: --link /etc/passwd replaced the file with a symlink to the pty."""
+    before = (place / "bin.dat").read_bytes()
+    code, err, _ = run(capsys, "virtual-board", "--serve", "pty", "--link", "bin.dat")
+    assert code == 2 and (place / "bin.dat").read_bytes() == before and not (place / "bin.dat").is_symlink()

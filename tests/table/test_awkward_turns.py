@@ -74,3 +74,25 @@ def test_a_second_coin_while_the_first_falls_is_flagged_and_the_next_player_keep
     assert m.results[-1].player == 2
     assert run_until(rig, lambda: rig.players.finished.is_set(), 900)
     assert rig.errors == [] and rig.out.matches[-1].over
+
+
+def test_a_coin_dropped_at_the_menu_has_the_pads_cleared_before_the_match(tmp_path):
+    """Found by a newcomer: a coin dropped while the table showed its menu
+    rested on R1S1 unknown to the table, and drop 4 was blamed on R1S1's pad
+    (then on entry 1's beam). Nothing senses pads, so the table asks."""
+    from coindrel.table.fastsim import FastRig
+    from coindrel.table.script import parse_script
+    from coindrel.table.sim import SimOptions
+
+    from .awkward import FAST, G
+
+    opts = SimOptions(think=0.2, pause=0.3, reveal_seconds=0.5, display="none", state_dir=str(tmp_path),
+                      clock="turbo", seed=1)
+    rig = FastRig(opts, parse_script('{"t": 0.15, "drop": 1}', G), step=0.05, store_options=FAST)
+    flow = rig.table.flow
+    asked = []
+    assert run_until(rig, lambda: asked.append(flow.view(rig.table.now()))
+                     or (flow.match is not None and len(flow.match.results) >= 8), 300)
+    assert any(getattr(v, "title", "") == "Before we start" and "between matches" in getattr(v, "text", "")
+               for v in asked), "the table asked for the pads to be cleared"
+    assert rig.out.mismatches == [] and rig.errors == [], rig.out.mismatches

@@ -54,9 +54,14 @@ def test_a_good_configuration_passes_and_the_check_creates_nothing(tmp_path, cap
     ("inputs", "select", '"BOARD6"', ["[inputs] select", "header pin 6", "not a GPIO"]),
     ("board.hub", "url", "5", ["[board.hub] url", "text in quotes", 'url = "/dev/coindrel-hub"']),
     ("board.hub", "url", '"tcp://127.0.0.1:1"', ["[board.hub] url", "no tcp:// ports", "socket://"]),
+    ("board.hub", "url", '"socket://localhost:99999"', ["[board.hub] url", "a port from 1 to 65535"]),
+    ("board.hub", "url", '"socket://localhost"', ["[board.hub] url", "needs a host and a port"]),
+    ("board.hub", "url", '"/etc/passwd"', ["[board.hub] url", "that is a file, not a serial device"]),
+    ("board.hub", "url", '"/tmp"', ["[board.hub] url", "that is a folder, not a serial device"]),
     ("board.hub", "reconnect_delay", '"fast"', ["[board.hub] reconnect_delay", "must be a number"]),
     ("board.hub", "max_reconnect_delay", "0.1", ["[board.hub] max_reconnect_delay", "at least reconnect_delay"]),
     ("board.gpio", "entry_pins", '"4"', ["[board.gpio] entry_pins", "list in [brackets]"]),
+    ("board.virtual", "truth", '"/nonexistent/t.jsonl"', ["[board.virtual] truth", "/nonexistent is not there", "mkdir -p"]),
     ("board.virtual", "speed", "-1", ["[board.virtual] speed", "-1 is out of range", "0 or more"]),
     ("display", "idle_after", "-5", ["[display] idle_after", "-5 is out of range; write a number 0 or more"]),
     ("display", "contrast", "300", ["[display] contrast", "from 0 to 255"]),
@@ -114,6 +119,6 @@ def test_a_hub_that_is_not_plugged_in_is_noted_not_refused(tmp_path, capsys):
     code, out, err, path = check(tmp_path, capsys, text)
     assert code == 0, err
     assert f"note: hub: {tmp_path}/ttyACM9 is not there now" in out and "plugged in" in out
-    (tmp_path / "ttyACM9").write_text("")
+    (tmp_path / "ttyACM9").symlink_to("/dev/null")  # a character device, as the udev rule's name is
     code, out, err, path = check(tmp_path, capsys, text)
     assert code == 0 and "note:" not in out

@@ -173,3 +173,7 @@ async def test_coindrel_ctl_talks_to_the_table(served, capsys):
 async def test_ctl_without_a_table_says_what_to_do(tmp_path, capsys):
     assert await asyncio.to_thread(main, ["ctl", "--socket", str(tmp_path / "none.sock"), "status"]) == 2
     assert "is the table running" in capsys.readouterr().err
+    (tmp_path / "plain").write_text("x")
+    for path, what in ((tmp_path / "plain", "is a file"), (tmp_path, "is a folder")):
+        assert await asyncio.to_thread(main, ["ctl", "--socket", str(path), "status"]) == 2
+        assert f"{what}, not the table's control socket" in capsys.readouterr().err

@@ -156,3 +156,24 @@ def test_coindrel_history_shows_what_a_damaged_record_cost(built, tmp_path, caps
 
     d = json.loads(capsys.readouterr().out)
     assert d["damaged"][0]["records"] == [i + 1, i + 1] and not d["damaged"][0]["repaired"]
+
+
+def test_a_hole_that_took_whole_drops_says_how_many(built, tmp_path):
+    """Found by a newcomer: 1000 zeroed bytes said "8 records lost: a
+    reconciliation verdict", but two whole drops (action and verdict) were
+    gone and the match went from 16 to 14 turns."""
+    records = scan(built.data).records
+    drops = [r for r in records if r.kind == "act" and r.data.get("do") == "drop"]
+    verdicts = [r for r in records if r.kind == "verdict"]
+    assert len(drops) >= 4
+    # from just after drop 2's verdict to the end of drop 3's: its coin, its action, its verdict
+    start = verdicts[1].offset + verdicts[1].size
+    end = verdicts[2].offset + verdicts[2].size
+    data = built.data[:start] + b"\0" * (end - start - 1) + b"\n" + built.data[end:]
+    rec = recover_bytes(tmp_path / "d", data)
+    said = " ".join(rec.messages)
+    assert rec.match is not None and "are damaged" in said, said
+    # the later actions cannot replay without drop 3 (whose turn, what score): they are cut, and said in drops
+    have = len(rec.match.results)
+    assert have == 2 and f"without the {len(drops) - 3} drops among them" in said, said
+    assert not restart(tmp_path / "d").messages, "said once"

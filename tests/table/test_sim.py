@@ -24,7 +24,8 @@ def test_sim_command_refuses_bad_options():
     assert r.returncode == 2 and "two values" in r.stderr
     r = subprocess.run([sys.executable, "-m", "coindrel", "sim", "--display", "gifanim"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--out" in r.stderr
-    for bad, word in ((["--matches", "0"], "--matches"), (["--think", "-1"], "--think"), (["--think", "nan"], "--think")):
+    for bad, word in ((["--matches", "0"], "--matches"), (["--think", "-1"], "--think"), (["--think", "nan"], "--think"),
+                       (["--players", "greedy,bogus"], "unknown computer player 'bogus'")):
         r = subprocess.run([sys.executable, "-m", "coindrel", "sim", "--fast", *bad], capture_output=True, text=True,
                            timeout=60)
         assert r.returncode == 2 and word in r.stderr and "Traceback" not in r.stderr, (bad, r.stderr)

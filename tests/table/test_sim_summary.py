@@ -112,3 +112,33 @@ def test_a_resumed_real_time_sim_starts_its_board_where_the_journal_believes_it(
     assert built[1].config.start == believed
     assert result["over"] and result["errors"] == [] and result["resumed_after_drop"]
     assert not [m for m in result["mismatch_drops"] if "by hand" in m["said"] or "was not there" in m["said"]], result
+
+
+def test_a_run_of_several_matches_sums_up_each_match():
+    """Found by a newcomer: --matches 3 printed only the last match's 60 drops after 170."""
+    from coindrel.table.simresult import summary_lines
+
+    played = [{"players": ["Ann", "Bo"], "totals": [185, 26], "winner": "Ann", "over": True, "drops": 52},
+              {"players": ["Ann", "Bo"], "totals": [100, 100], "winner": "draw", "over": True, "drops": 58},
+              {"players": ["Ann", "Bo"], "totals": [20, 8], "winner": None, "over": False, "drops": 9}]
+    result = {"players": ["Ann", "Bo"], "totals": [20, 8], "over": False, "winner": None, "phase": "turn",
+              "drops": 9, "mismatches": 0, "mismatch_drops": [], "other_alerts": [], "restarts": 0, "unplugs": 0,
+              "board_seconds": 300.0, "resumed_after_drop": None, "faults": [], "errors": [], "matches": played}
+    lines = summary_lines(result)
+    assert lines[:4] == ["Match 1: Ann 185 - Bo 26, Ann wins; 52 drops.", "Match 2: Ann 100 - Bo 100, a draw; 58 drops.",
+                         "Match 3: Ann 20 - Bo 8, not finished; 9 drops.", "3 matches, 119 drops in all."]
+    assert lines[4].startswith("Last match: Not finished") and "9 drops in the last match" in lines[5]
+    result["matches"] = played[:1]
+    assert summary_lines(result)[0].startswith("Not finished")
+
+
+def test_an_unplug_from_the_fault_list_is_counted(tmp_path):
+    """Found by a newcomer: --fault unplug,... reported "0 unplug(s)"."""
+    import asyncio
+
+    from coindrel.table.fastsim import run_fast
+    from coindrel.table.sim import SimOptions
+
+    opts = SimOptions(display="none", state_dir=str(tmp_path), faults=("unplug,t=20,duration=3",))
+    result = asyncio.run(run_fast(opts, [], until=30))
+    assert result["unplugs"] == 1 and result["errors"] == []

@@ -25,6 +25,15 @@ def output_file(option: str, path: str) -> Path:
     return target
 
 
+def link_path(option: str, path: str) -> Path:
+    """A symlink the command will make (or replace): never anything else that is there."""
+    target = output_file(option, path)
+    if os.path.lexists(target) and not os.path.islink(target):
+        raise UsageError(f"{option} {path}: something that is not a symlink is there, and it would be replaced; "
+                         "remove it yourself if it is not needed, or choose another path (e.g. /tmp/coindrel-hub)")
+    return target
+
+
 def output_folder(option: str, path: str, create: bool = False) -> Path:
     """A folder the command will write files into (made, with ``create``, when its parent exists)."""
     target = Path(path)

@@ -59,7 +59,19 @@ def request(path, req: dict, timeout: float = TIMEOUT) -> dict:
             raise EngineError(f"not allowed to use {path}: add yourself to the coindrel group "
                               "(sudo usermod -aG coindrel $USER, then log in again)") from None
         except (ConnectionRefusedError, OSError) as e:
-            raise EngineError(f"cannot reach the table at {path}: {e.strerror or e}") from None
+            import os
+            import stat
+
+            try:
+                mode = os.stat(path).st_mode
+            except OSError:
+                mode = None
+            if mode is not None and not stat.S_ISSOCK(mode):
+                what = "a folder" if stat.S_ISDIR(mode) else "a file"
+                raise EngineError(f"{path} is {what}, not the table's control socket; give the socket with --socket "
+                                  "(the service's is /run/coindrel/control.sock)") from None
+            raise EngineError(f"cannot reach the table at {path}: {e.strerror or e} (a socket left by a table "
+                              "that stopped? is it running: systemctl status coindrel)") from None
         s.sendall(json.dumps(req).encode() + b"\n")
         data = b""
         while not data.endswith(b"\n"):

@@ -78,6 +78,11 @@ def run(args) -> int:
         raise EngineError("--names and --players each take two values separated by a comma")
     if names[0] == names[1] or not all(names):
         raise EngineError(f"--names {args.names}: the two players need two different, non-empty names")
+    for p in players:
+        if p != "keyboard":
+            from ..ai.players import player_by_name
+
+            player_by_name(p)  # an unknown name is said before anything about terminals
     if "keyboard" in players and (args.fast or not sys.stdin.isatty()):
         why = "--fast runs on virtual time, faster than a person can play" if args.fast else "standard input is not a terminal"
         raise EngineError(f"--players {args.players}: a keyboard player needs a terminal and real time ({why}); "

@@ -361,7 +361,8 @@ class Match:
         do, t = a.get("do"), a.get("t")
         if do == "reveal":
             if [list(self.s.values), self.round] != [a.get("values"), a.get("round")]:
-                raise MatchError(f"round {self.round} values {list(self.s.values)} differ from the log's {a.get('values')}")
+                raise MatchError(f"the replay is at round {self.round} with values {list(self.s.values)}; the log has "
+                                 f"round {a.get('round')} with values {a.get('values')}")
             return  # logged by the round change itself
         if do == "revealed":
             self.reveal_done(t)

@@ -25,6 +25,34 @@ DEFAULT_URL = "/dev/coindrel-hub"
 URL_SCHEMES = ("socket", "rfc2217", "loop", "spy", "alt", "hwgrep", "cp2110")  # serial_for_url's handlers
 
 
+def _url_problem(url: str, scheme: str | None) -> str:
+    """What is wrong with a hub url that can be told without opening it ("" when nothing)."""
+    import os
+    import stat
+
+    if scheme in ("socket", "rfc2217"):
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:
+            port = -1
+        if not parts.hostname or port is None or not 0 < port < 65536:
+            return f"a {scheme}:// port needs a host and a port from 1 to 65535, e.g. \"{scheme}://127.0.0.1:8888\""
+        return ""
+    if scheme is None:
+        try:
+            mode = os.stat(url).st_mode
+        except OSError:
+            return ""  # not there now: an unplugged hub; `run --check` says so, the service waits for it
+        if not stat.S_ISCHR(mode):
+            what = "a folder" if stat.S_ISDIR(mode) else "a file"
+            return (f"that is {what}, not a serial device; write the hub's port, e.g. \"{DEFAULT_URL}\" "
+                    "(the udev rule's name) or /dev/ttyACM0")
+    return ""
+
+
 @dataclass(frozen=True)
 class HubSettings:
     """``[board.hub]`` as checked: the port, the channel map, the link's timings."""
@@ -59,6 +87,9 @@ class HubSource(BoardSource, Calibrating, RawStreaming):
         if scheme is not None and scheme not in URL_SCHEMES:
             section.fail("url", f"{url!r}: pyserial has no {scheme}:// ports; write a device such as "
                                 f"\"{DEFAULT_URL}\", or one of {', '.join(s + '://' for s in URL_SCHEMES)}")
+        problem = _url_problem(url, scheme)
+        if problem:
+            section.fail("url", f"{url!r}: {problem}")
         path = section.str("channel_map", "builtin")
         try:
             channel_map = load_channel_map(None if path == "builtin" else path)

@@ -25,7 +25,9 @@ class DropInputs:
     def on_entry(self, entry: int, now: float) -> None:
         m = self.match
         if m is None or m.over:
-            return  # the reconciler reports it as a coin outside any drop
+            if self.mode is not Mode.LESSON:  # (a lesson keeps count of its own coins)
+                self.coins_between = True  # the next match asks for the pads to be cleared
+            return
         # the turn's coin went in and is not yet reported: this one is a second coin in the same turn
         extra = m.phase == PHASE_FALLING and any(c[0] is m and not c[2] for c in self.coins_in)
         self.coins_in.append((m, entry, extra, m.setup.players[m.to_move - 1]))

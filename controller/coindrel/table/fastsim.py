@@ -357,7 +357,13 @@ async def run_fast(opts, script=(), until: float | None = None, say=None) -> dic
             await club.finish()
     for e in out.errors:
         print(f"coindrel sim: {e}", file=sys.stderr)
+    out.unplugs += fault_unplugs(rig.board)
     return result_json(rig.table, out, time.monotonic() - started)
+
+
+def fault_unplugs(board) -> int:
+    """Unplugs the --fault list made happen (the script's are counted as they happen)."""
+    return sum(1 for f in board.fault_list if f.name == "unplug" and f.t <= board.now)
 
 
 def mismatch_text(report, view) -> str:

@@ -100,6 +100,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.pads_unknown = False  # board events were lost: the pads must be checked (modes_pads)
         self.board_quiet = lambda: True  # nothing of the board is still being reconciled (the daemon's)
         self.last_board: BoardState | None = None  # the belief when the last match ended
+        self.coins_between = False  # a coin went in with no match running: where it rests nobody knows
         self.ended: Match | None = None  # the match whose end was filed (EndMatch "finished")
         self.runner = None  # the lesson being played
         self.lesson_coins: frozenset[int] | None = frozenset()  # coins lessons left on pads (None: somewhere)

@@ -285,6 +285,9 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
             outputs.close()
     out.t = board.now
     out.errors.extend(errors)
+    from .fastsim import fault_unplugs
+
+    out.unplugs += fault_unplugs(board)
     return result_json(table, out, time.monotonic() - started)
 
 

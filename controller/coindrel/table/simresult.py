@@ -130,6 +130,16 @@ def summary_lines(result: dict) -> list[str]:
         lines = [head, f"Resumed from the journal after drop {before}; this run: {result['drops'] - before} "
                        f"drops, {result['mismatches']} mismatch(es), {rest}. "
                        f"The match: {result['drops']} drops (coindrel history shows the earlier ones)."]
+    played = result.get("matches") or []
+    if len(played) > 1:  # the counts above are the last match's: every match gets its line
+        lines[0] = "Last match: " + lines[0]
+        lines[1] = lines[1].replace(" drops, ", " drops in the last match, ", 1)
+        for k, m in enumerate(played, 1):
+            w = m.get("winner")
+            end = ("a draw" if w == "draw" else f"{w} wins") if m.get("over") else "not finished"
+            lines.insert(k - 1, f"Match {k}: {m['players'][0]} {m['totals'][0]} - {m['players'][1]} "
+                                f"{m['totals'][1]}, {end}; {m['drops']} drops.")
+        lines.insert(len(played), f"{len(played)} matches, {sum(m['drops'] for m in played)} drops in all.")
     for m in result["mismatch_drops"][:8]:
         lines.append(f"  drop {m['drop']}: {m['said']}")
     for a in others[:8]:

@@ -33,6 +33,13 @@ class Starting:
             self.before_start = tuple(steps)
             self._ask(MessageView("Before we start", _board_problem(steps), alert=True))
             return
+        if self.coins_between and not self.clear_confirmed:
+            # A coin went in at the menu or after the last match: it may rest on any pad it reached.
+            self.need_clear = True
+            self.before_start = (HandStep(Hand.CLEAR_PADS),)
+            self._ask(MessageView("Before we start", "A coin went in between matches and may rest on a pad: take "
+                                  "every coin off the pads, then press."))
+            return
         if self.lesson_coins is None and not self.clear_confirmed:
             # A lesson left coins on pads nobody can tell apart now: clear them all.
             self.need_clear = True
@@ -53,6 +60,7 @@ class Starting:
             return
         self.before_start, self.lesson_coins = (), frozenset()
         self.need_layout = self.layout_confirmed = self.need_clear = self.clear_confirmed = False
+        self.coins_between = False
         self.last_board = None
         if board is None:
             board = BoardState.empty(g)

@@ -174,8 +174,12 @@ class MatchStore:
             later = sum(1 for r in scan.records if r.n > bad.n)
             tail = Damage(bad.offset, size - bad.offset, bad.n, contents.problem or "", False, later)
             copy, _ = cut_tail(self.current, tail, self.damaged_dir, self._wall())
+            cut = sum(1 for r in scan.records if r.n >= bad.n and r.kind == "act" and isinstance(r.data, dict)
+                      and r.data.get("do") == "drop")
+            drops = (f"; the match resumes without the {cut} drop{'s' if cut != 1 else ''} among them: check the "
+                     "score with the players") if cut else ""
             out.messages.append(f"{self.current}: record {bad.n} does not replay ({contents.problem}); cut it and the "
-                                f"{later} record(s) after it ({tail.size} bytes) off and kept a copy in {copy}")
+                                f"{later} record(s) after it ({tail.size} bytes) off and kept a copy in {copy}{drops}")
             size = bad.offset
         header = self._number_rebuilt_header(contents)
         notes = self._keep_damaged(contents, out)
@@ -241,7 +245,8 @@ class MatchStore:
                 self.damaged_dir.mkdir(parents=True, exist_ok=True)
                 write_durably(copy, raw)
                 kept = f"; kept a byte-exact copy in {copy}"
-            damaged = "is damaged" if h.size else "is missing"
+            one = h.first == h.last
+            damaged = ("is" if one else "are") + (" damaged" if h.size else " missing")
             out.messages.append(f"{self.current}: {h.where()} of {which} {damaged} ({h.reason}): {loss.said}; "
                                 f"the {later} record{'s' if later != 1 else ''} after it still count{kept}")
             notes.append(loss.to_json() | {"copy": kept[len('; kept a byte-exact copy in '):] or None})

@@ -148,7 +148,13 @@ def _number(v, where: str, lo: float | None = None, hi: float | None = None) -> 
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
         raise EngineError(f"{where}: {v!r} is not a number")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
-        raise EngineError(f"{where}: {v} is outside {lo if lo is not None else '...'}..{hi if hi is not None else '...'}")
+        if hi is None:
+            rng = f"write a number {lo:g} or more"
+        elif lo is None:
+            rng = f"write a number {hi:g} or less"
+        else:
+            rng = f"write a number from {lo:g} to {hi:g}"
+        raise EngineError(f"{where}: {v:g} is out of range; {rng}")
     return v
 
 

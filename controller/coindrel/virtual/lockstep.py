@@ -46,6 +46,9 @@ class LockstepHub:
         if os.path.lexists(tmp):
             os.unlink(tmp)
         os.symlink(name, tmp)
+        if os.path.lexists(self.link) and not os.path.islink(self.link):  # only ever replace our own link
+            os.unlink(tmp)
+            raise OSError(17, "something that is not a symlink is there; not replaced", self.link)
         os.replace(tmp, self.link)
 
     def _close(self) -> None:

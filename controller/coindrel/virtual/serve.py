@@ -14,6 +14,7 @@ dropped and new connections are refused until replug.
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import tty
 from typing import TYPE_CHECKING
@@ -65,6 +66,8 @@ class PtyTransport(Transport):
         os.set_blocking(self.master, False)
         self.path = os.ttyname(self.slave)
         if self.link:
+            if os.path.lexists(self.link) and not os.path.islink(self.link):  # only ever replace our own link
+                raise OSError(errno.EEXIST, "something that is not a symlink is there; not replaced", self.link)
             tmp = f"{self.link}.tmp{os.getpid()}"
             if os.path.lexists(tmp):
                 os.unlink(tmp)

@@ -181,7 +181,7 @@ def parse(section: Section) -> VirtualSettings:
         spec.check(section.where("players"))
         scn = dataclasses.replace(scn, players=spec)
     speed = section.float("speed", 1.0, lo=0.0)
-    truth = section.str("truth", None)
+    truth = section.output_path("truth", None)
     section.check_unknown()
     return VirtualSettings(scn, speed, truth)
 
