@@ -10,13 +10,21 @@ game's sensing, not processing, and is reported separately.
 Memory and idle CPU: ``coindrel run`` against the virtual board, idle at the
 menu, measured from /proc.
 
-    python benchmarks/bench_table.py [--drops 300] [--idle 10]
+Event-loop stall (issue 13: never more than 20 ms): the table's own loop
+(``Table.run``: its event pump, its steps) fed a log of the second board
+model with four faults at once at full speed, while a 1 ms ticker on the
+same loop records the longest gap between its ticks. The diagnosis in the
+daemon's child process and on a worker thread, interleaved run by run (the
+same load for both), and the ticker alone as the reference.
+
+    python benchmarks/bench_table.py [--drops 300] [--idle 10] [--stall-runs 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import statistics
 import subprocess
@@ -25,16 +33,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from coindrel.display import render
-from coindrel.engine import standard_geometry
-from coindrel.events import ExitEvent
-from coindrel.sources.hub import HubSource
-from coindrel.table.daemon import Table
-from coindrel.table.setupmenu import Choices
-from coindrel.table.store import MatchStore
-from coindrel.virtual import BoardConfig, Collect, Scenario, build_board
-from coindrel.virtual.lockstep import LockstepHub
-from coindrel.virtual.wire import WireHub
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from coindrel.display import render  # noqa: E402
+from coindrel.engine import standard_geometry  # noqa: E402
+from coindrel.events import ExitEvent  # noqa: E402
+from coindrel.sources.hub import HubSource  # noqa: E402
+from coindrel.table.daemon import Table  # noqa: E402
+from coindrel.table.setupmenu import Choices  # noqa: E402
+from coindrel.table.store import MatchStore  # noqa: E402
+from coindrel.virtual import BoardConfig, Collect, Scenario, build_board  # noqa: E402
+from coindrel.virtual.lockstep import LockstepHub  # noqa: E402
+from coindrel.virtual.wire import WireHub  # noqa: E402
 
 G = standard_geometry()
 
@@ -132,6 +142,115 @@ async def latency(drops: int, tmp: Path) -> tuple[list[float], list[float]]:
     return lat, quiet
 
 
+FOUR = [("switch_stuck", "R3S4", 8, 1.0, {}), ("exit_sensor_dead", "exit 7", 8, 1.0, {}),
+        ("hall_fault", "R2S3", 9, 1.0, {"mode": "frozen"}), ("jam", "R4S2 left outlet", 10, 1.0, {})]
+
+
+class LogSource:
+    """A board source that hands over a log's events at full speed (a 1 ms
+    pause every 8 events, so the loop has its turn as it would between frames)."""
+
+    def __init__(self, events):
+        from coindrel.sources.base import Capabilities
+
+        self.capabilities = Capabilities(entries=tuple(range(8)), exits=tuple(range(16)), halls=G.labels)
+        self.pending = list(events)
+        self.done = asyncio.Event()
+
+    async def start(self):
+        pass
+
+    async def close(self):
+        pass
+
+    async def events(self):
+        for i, ev in enumerate(self.pending):
+            yield ev
+            if i % 8 == 7:
+                await asyncio.sleep(0.001)
+        self.done.set()
+        await asyncio.Event().wait()  # a live source never ends
+
+
+async def _ticker(gaps: list, until: asyncio.Event) -> None:
+    last = time.perf_counter()
+    while not until.is_set():
+        await asyncio.sleep(0.001)
+        if until.is_set():
+            break  # the table is closing: its shutdown is not a stall
+        now = time.perf_counter()
+        gaps.append(now - last)
+        last = now
+
+
+async def stall_run(events, where: str) -> dict:
+    """The longest gap of the ticker while ``Table.run`` takes ``events`` in,
+    diagnosing them ``where`` ("process" or "thread"), until every drop is scored."""
+    source = LogSource(events)
+    table = Table(G, Choices(clock="off"), source=source, reveal_seconds=0.0, new_seed=lambda: 1)
+    table.diagnosis_in = where
+    table.positions.update({label: "L" for label in G.labels})
+    for _ in range(3):  # start a match, pads set, past the reveal (stepped, before the loop)
+        table.handle_action("select")
+        table.step()
+    stop, gaps = asyncio.Event(), []
+    gc.collect()
+    gc.freeze()  # as ``coindrel run`` does before its loop starts (table/service.py)
+    running = asyncio.create_task(table.run(stop=stop))
+    while table._diag is None:  # the child starts with the loop: its start is not a stall of a drop
+        await asyncio.sleep(0.001)
+    if where == "process":
+        from coindrel.reconcile.process import _nothing
+
+        await asyncio.wrap_future(table._diag.call(_nothing))
+    ticking = asyncio.create_task(_ticker(gaps, stop))
+    t0 = time.perf_counter()
+    await source.done.wait()
+    quiet = 0
+    for _ in range(20000):  # until every drop is scored and nothing is left open (bounded)
+        await asyncio.sleep(0.005)
+        quiet = quiet + 1 if not table.diagnosing and table._diag.idle else 0
+        if quiet >= 40:
+            break
+    elapsed = time.perf_counter() - t0
+    stop.set()
+    await running
+    await ticking
+    gc.unfreeze()
+    return {"max_ms": max(gaps) * 1000.0, "ticks": len(gaps), "reports": table.reports, "seconds": elapsed}
+
+
+async def ticker_alone(ticks: int) -> float:
+    gaps, stop = [], asyncio.Event()
+    task = asyncio.create_task(_ticker(gaps, stop))
+    while len(gaps) < ticks:
+        await asyncio.sleep(0.01)
+    stop.set()
+    await task
+    return max(gaps) * 1000.0
+
+
+def stall_figures(runs: int, seeds=(99, 98, 97)) -> dict:
+    """``stall_run`` over logs of a board with four faults, process and
+    thread interleaved (the order alternating), and the ticker alone."""
+    from benchmarks.models.board2 import Session
+    from coindrel.reconcile.offline import load
+
+    logs = [list(load([__import__("json").dumps(d) for d in Session(seed, drops=30, faults=FOUR).run()[0]]).events)
+            for seed in seeds]
+    out = {"process": [], "thread": [], "alone": []}
+    k = 0
+    for _ in range(runs):
+        for events in logs:
+            order = ("process", "thread") if k % 2 == 0 else ("thread", "process")
+            k += 1
+            for where in order:
+                gc.collect()  # not the garbage of building the logs: each run from a collected heap
+                out[where].append(asyncio.run(stall_run(events, where)))
+            out["alone"].append(asyncio.run(ticker_alone(out[order[-1]][-1]["ticks"])))
+    return out
+
+
 def idle_figures(seconds: float, tmp: Path, source: str = "virtual") -> tuple[float, float, float]:
     """RSS (MB), CPU (% of one core) and wakeups per second of ``coindrel run``
     idle at the menu; wakeups are the context switches of all its threads."""
@@ -187,7 +306,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--drops", type=int, default=300)
     ap.add_argument("--idle", type=float, default=60.0, help="seconds of idle measurement")
+    ap.add_argument("--stall-runs", type=int, default=3, help="rounds of the event-loop stall measurement (3 logs each)")
     args = ap.parse_args()
+    stalls = stall_figures(args.stall_runs) if args.stall_runs else None
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         global parts
@@ -202,6 +323,19 @@ def main() -> None:
     for src, (rss, cpu, wakeups) in idle.items():
         print(f"  coindrel run, idle at the menu, source {src}: {rss:.1f} MB resident, {cpu:.2f}% of one core, "
               f"{wakeups:.1f} wakeups/s")
+    if stalls:
+        print(f"  event loop while it diagnoses (board2, four faults, {len(stalls['process'])} runs each, interleaved; "
+              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):")
+        for where, label in (("process", "in the child process"), ("thread", "on a worker thread")):
+            rs = stalls[where]
+            worst = sorted(r["max_ms"] for r in rs)
+            print(f"    diagnosis {label:22s} longest stall {worst[-1]:.1f} ms (median run's longest "
+                  f"{statistics.median(worst):.1f} ms) over {sum(r['ticks'] for r in rs)} ticks, "
+                  f"{sum(r['reports'] for r in rs)} reports; each run's longest: {' '.join(f'{x:.0f}' for x in worst)}")
+        alone = stalls["alone"]
+        print(f"    the same ticker alone:                 longest {max(alone):.1f} ms "
+              f"(median run's longest {statistics.median(alone):.1f} ms); "
+              f"each run's longest: {' '.join(f'{x:.0f}' for x in sorted(alone))}")
 
 
 if __name__ == "__main__":

@@ -114,6 +114,7 @@ def test_on_the_loop_a_slow_diagnosis_holds_up_its_score_and_nothing_else(tmp_pa
     rec.poll = slow_poll
 
     async def main():
+        table.diagnosis_in = "thread"  # the slow poll above is patched into this process
         table._off_loop()
         try:
             table.handle_event(EntryEvent(1.0, 3))

@@ -82,7 +82,8 @@ def findings(ranked: list[tuple], believed=None) -> list[Finding]:
     for p, c in ranked:
         shown = c.shown()
         if believed is not None and c.world is not believed:
-            shown += [f for f in c.world.faults if f not in faults and f not in shown]
+            # a set's faults in a fixed order (a copy of the set, e.g. a checkpoint's, may iterate otherwise)
+            shown += sorted((f for f in c.world.faults if f not in faults and f not in shown), key=_by_name)
             shown += [f for f in c.world.story if f not in story and f not in shown]
         shown = list(dict.fromkeys(shown))
         for f in shown:
@@ -94,9 +95,14 @@ def findings(ranked: list[tuple], believed=None) -> list[Finding]:
     return out[:LIST_MAX] if out else [Finding(f, p, partners[f]) for f, p in sorted(conf.items(), key=lambda kv: -kv[1])[:1]]
 
 
-def successors(cand, geometry) -> list[World]:
+def _by_name(f) -> tuple:
+    return (f.name, str(f.where))
+
+
+def successors(cand, geometry, at: int = 0) -> list[World]:
     """The worlds a candidate leads to (two when a known sensor fault did not
-    show: still there but intermittent, or fixed)."""
+    show: still there but intermittent, or fixed). ``at``: the number of the
+    group's first drop (what its new faults were first assumed at)."""
     d = cand.derivation
     faults = set(cand.world.faults)
     faults -= set(cand.removed)
@@ -119,8 +125,14 @@ def successors(cand, geometry) -> list[World]:
             World(geometry, codes, frozenset(faults), logp + n * math.log(INTERMITTENT), jammed, story),
             World(geometry, codes, frozenset(faults - set(d.unshown)), logp + n * math.log(FIXED), jammed, story),
         ]
+    old = cand.world.full_origin()
     for w in out:
         w.source = cand
+        kept = set(w.faults) | set(w.story)
+        w.origin = {k: p for k, p in old.items() if k[0] in kept}
+        for f in cand.new_faults():
+            if f in kept:
+                w.origin[(f, at)] = 1.0
     return out
 
 
@@ -144,16 +156,16 @@ def provenance(worlds: list[World], physics) -> None:
         w.came = tuple(sorted((t, p, side) for t, (p, side) in came.items() if side >= 0))
 
 
-def next_worlds(ranked: list[tuple], geometry) -> list[World]:
+def next_worlds(ranked: list[tuple], geometry, at: int = 0) -> list[World]:
     worlds = []
     for _, c in ranked[: KEEP_WORLDS * 4]:
-        worlds.extend(successors(c, geometry))
+        worlds.extend(successors(c, geometry, at))
     return normalise(worlds, KEEP_WORLDS, WORLD_FLOOR)
 
 
 def unexplained_world(world: World, codes: bytes) -> World:
     """When nothing fits: keep the faults, take the corrected state."""
-    return World(world.geometry, codes, world.faults, 0.0, world.jammed, world.story)
+    return World(world.geometry, codes, world.faults, 0.0, world.jammed, world.story, origin=world.origin)
 
 
 UNEXPLAINED = Finding(Unexplained(), 0.0)

@@ -217,7 +217,7 @@ class Reconciler:
                      and not any(f.name == catalog.HALL_FAULT for f in w.faults)]
             if agree:
                 top = agree[0].logw
-                self.worlds = [World(self.geometry, w.codes, w.faults, w.logw - top, w.jammed, w.story) for w in agree]
+                self.worlds = [World(self.geometry, w.codes, w.faults, w.logw - top, w.jammed, w.story, origin=w.origin) for w in agree]
                 return
         faults = self.worlds[0].faults if keep_faults else frozenset()
         if halls_right:
@@ -293,7 +293,7 @@ class Reconciler:
         ok = not best.shown() and self._healthy(obs, prev)
         self._count(best)
         found = [self._rated(f) for f in findings(ranked, prev)]
-        self.worlds = next_worlds(ranked, self.geometry)
+        self.worlds = next_worlds(ranked, self.geometry, self.drops + 1)
         provenance(self.worlds, self.physics)
         self._prove(best)
         order = drop_times(obs, best, self.timing.chatter_window)
@@ -354,7 +354,7 @@ class Reconciler:
 
     def _plain(self, obs, prev: World, finding: Finding) -> list[DropReport]:
         codes = fallback_codes(self.physics, obs, prev, self.sensors.halls)
-        self.worlds = [World(self.geometry, codes, prev.faults, 0.0, prev.jammed, prev.story)]
+        self.worlds = [World(self.geometry, codes, prev.faults, 0.0, prev.jammed, prev.story, origin=prev.origin)]
         reports = plain_reports(self.physics, obs, prev.codes, finding, self.drops + 1, codes)
         self.drops += sum(1 for r in reports if r.drop is not None)
         return reports
@@ -368,7 +368,7 @@ class Reconciler:
             fit = unseen_drop(self.physics, obs, prev)
             if fit is not None:
                 entry, trace, codes = fit
-                self.worlds = [World(self.geometry, codes, prev.faults, 0.0, prev.jammed, prev.story)]
+                self.worlds = [World(self.geometry, codes, prev.faults, 0.0, prev.jammed, prev.story, origin=prev.origin)]
                 self.drops += 1
                 return [unseen_drop_report(self.physics, obs, prev.codes, entry, trace, finding, self.drops, codes)]
         return self._plain(obs, prev, finding)

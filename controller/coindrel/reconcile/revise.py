@@ -24,6 +24,7 @@ SETTLED = 0.8  # a leader this sure settles a tie
 NEW_LEADER = 0.6  # a different leader at least this sure revises
 MAX_REVISIONS = 2
 TIED = 0.75  # a first diagnosis whose leader was less sure than this is followed
+RULED_OUT = 0.05  # a first leader left with less than this share is ruled out
 
 
 @dataclass
@@ -88,7 +89,7 @@ class Reviser:
             p.left -= 1
             probs = {}
             for f in p.faults:
-                probs[f] = sum(math.exp(w.logw) for w in worlds if f in w.faults or f in w.story) / total
+                probs[f] = sum(math.exp(w.logw) * w.support(f, p.drop) for w in worlds) / total
             s = sum(probs.values())
             if s <= 0:
                 continue  # no world holds any of them any more: nothing to say
@@ -97,7 +98,10 @@ class Reviser:
             q = probs[lead] / s
             # Twins (a dead exit beam and a jam in the only chute to it) no
             # sensor tells apart: a shift between them is no evidence.
-            changed = lead != p.leader and q >= NEW_LEADER and lead not in twins(p.leader, self.geometry, at_rest=False)
+            # A leader later drops ruled out is revised even while what is
+            # left still ties: the record says so, and lists the rest.
+            gone = probs.get(p.leader, 0.0) / s < RULED_OUT
+            changed = lead != p.leader and (q >= NEW_LEADER or gone) and lead not in twins(p.leader, self.geometry, at_rest=False)
             settled = lead == p.leader and q >= SETTLED and p.sure < TIED and not p.revised
             if changed or settled:
                 diag = [Finding(f, probs[f] / s, p.together.get(f, ())) for f in ranked if probs[f] / s >= 0.01]

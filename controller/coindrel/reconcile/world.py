@@ -57,10 +57,10 @@ def fault_index(faults: frozenset, geometry: Geometry) -> FaultIndex:
 
 
 class World:
-    __slots__ = ("codes", "faults", "logw", "jammed", "geometry", "story", "came", "source")
+    __slots__ = ("codes", "faults", "logw", "jammed", "geometry", "story", "came", "source", "origin")
 
     def __init__(self, geometry: Geometry, codes: bytes, faults: frozenset = frozenset(), logw: float = 0.0,
-                 jammed: tuple = (), story: tuple = (), came: tuple = ()):
+                 jammed: tuple = (), story: tuple = (), came: tuple = (), origin: dict | None = None):
         self.geometry = geometry
         self.codes = bytes(codes)
         self.faults = frozenset(faults)
@@ -73,6 +73,31 @@ class World:
         # arrived: a jam in that chute (the drop that sent it saw nothing).
         self.came = came
         self.source = None  # the candidate this world came from, until its provenance is worked out
+        # Which drop first assumed each of its faults and story events:
+        # {(fault, drop): share}. A world merged from two stories holds each
+        # at the share of the weight its story had, so a revision reads how
+        # likely the earlier drop's explanation is, not only whether some
+        # story kept it (a jam assumed at drop 37 on top of a coin taken off
+        # at drop 27 is no evidence that drop 27 saw that jam).
+        self.origin = origin or {}
+
+    def support(self, fault, drop: int) -> float:
+        """How much of this world has ``fault`` (believed, or in its story)
+        assumed at ``drop`` or before."""
+        if fault not in self.faults and fault not in self.story:
+            return 0.0
+        shares = [(n, p) for (f, n), p in self.origin.items() if f == fault]
+        if not shares:
+            return 1.0  # held from the start (or a reset): no origin known
+        return min(1.0, sum(p for n, p in shares if n <= drop))
+
+    def full_origin(self) -> dict:
+        out = dict(self.origin)
+        known = {f for f, _ in out}
+        for f in list(self.faults) + list(self.story):
+            if f not in known:
+                out[(f, 0)] = 1.0
+        return out
 
     def came_at(self, s: int):
         for t, parent, side in self.came:
@@ -120,6 +145,9 @@ def normalise(worlds: list[World], keep: int, floor: float) -> list[World]:
             merged[k] = w
         else:
             hi, lo = max(old.logw, w.logw), min(old.logw, w.logw)
+            a = 1.0 / (1.0 + math.exp(w.logw - old.logw))  # the old story's share of the merged weight
+            mine, theirs = old.full_origin(), w.full_origin()
+            old.origin = {k: a * mine.get(k, 0.0) + (1.0 - a) * theirs.get(k, 0.0) for k in mine.keys() | theirs.keys()}
             old.logw = hi + math.log1p(math.exp(lo - hi))
             if w.story != old.story:
                 # Two stories that led to one board: no later drop can tell

@@ -6,10 +6,22 @@ across restarts.
 Every use of the reconciler by the daemon goes through here. Outside the
 asyncio loop (``Table.step`` driven by a test, ``coindrel sim --fast`` on
 virtual time) it runs inline, so a step is deterministic. Once ``run``
-starts the loop, the reconciler belongs to a worker thread
-(``reconcile.worker.Diagnosis``, issue 13): the loop only queues events and
-collects what the worker has finished, so a long diagnosis holds up that
-drop's score and nothing else (the OLED, the buttons, the clock, the hub).
+starts the loop, the reconciler lives in a child process
+(``reconcile.process.ProcessDiagnosis``, issue 13; ``diagnosis_in =
+"thread"``: a worker thread, ``reconcile.worker.Diagnosis``): the loop only
+queues events and collects what the child has finished, so a long
+diagnosis holds up that drop's score and nothing else (the OLED, the
+buttons, the clock, the hub).
+
+With the child, only plain data crosses: events, board times, boards, the
+timing it learned; what needs the reconciler's state (the look ``resync``
+takes, the persistent faults, the timing to save) is a call the child
+answers, a module-level function or a class instance, never a closure over
+the table. The table keeps the store, the journal and the timing file. The
+child is started once, when the loop starts (a new match with other
+variants hands it a new reconciler); while the loop runs, ``reconciler`` is
+the one the child started from (its variants hold, its state does not), and
+when the loop ends it is the child's again.
 """
 
 from __future__ import annotations
@@ -17,6 +29,7 @@ from __future__ import annotations
 import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from ..engine import BoardState, EngineError, Match
 from ..limits import SMALL, read_limited
@@ -31,8 +44,10 @@ class DiagnosisMixin:
     """Part of ``daemon.Table``."""
 
     reconciler: Reconciler | None = None
-    _diag = None  # the worker's Diagnosis around ``reconciler``, once the loop runs
+    diagnosis_in = "process"  # where the running loop's reconciler lives: "process" or "thread"
+    _diag = None  # the child's ProcessDiagnosis (or the worker's Diagnosis), once the loop runs
     _pool: ThreadPoolExecutor | None = None
+    _adopted: Reconciler | None = None  # the reconciler the child was last given
 
     @property
     def diagnosing(self) -> bool:
@@ -41,10 +56,26 @@ class DiagnosisMixin:
             return self._diag.busy or not self._diag.idle
         return self.reconciler is not None and self.reconciler.busy
 
+    @property
+    def _in_process(self) -> bool:
+        from ..reconcile.process import ProcessDiagnosis
+
+        return isinstance(self._diag, ProcessDiagnosis)
+
     def _off_loop(self) -> None:
-        """The loop starts: from now on the reconciler runs on its worker.
-        One thread for every reconciler of this table, so whatever one was
-        given before a new one replaced it still runs first."""
+        """The loop starts: from now on the reconciler runs in its child
+        process (or on its worker thread). One child (one thread) for every
+        reconciler of this table, so whatever one was given before a new one
+        replaced it still runs first. The child starts here, once, even
+        before a match gives it a reconciler (it starts with an idle one)."""
+        if self.diagnosis_in == "process":
+            if self._diag is None:
+                from ..reconcile.process import ProcessDiagnosis
+
+                self._adopted = self.reconciler
+                rec = self.reconciler or Reconciler(self.geometry, BoardState.empty(self.geometry), sensors=self.sensors)
+                self._diag = ProcessDiagnosis(rec)
+            return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="coindrel-diagnosis")
         self._wrap()
@@ -57,9 +88,16 @@ class DiagnosisMixin:
             self._diag = Diagnosis(self.reconciler, executor=self._pool)
 
     def close_diagnosis(self) -> None:
-        """The loop ends: let the worker finish what it was given (the
-        reconciler is the loop's again, e.g. to save its timing)."""
-        if self._pool is not None:
+        """The loop ends: let the child (the worker) finish what it was
+        given; the reconciler is the loop's again, as the child left it
+        (e.g. to save its timing)."""
+        if self._in_process:
+            diag, self._diag = self._diag, None
+            rec = diag.close()
+            if self._adopted is not None and self._adopted is self.reconciler:
+                self.reconciler = rec
+            self._adopted = None
+        elif self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool, self._diag = None, None
 
@@ -97,7 +135,7 @@ class DiagnosisMixin:
             return []
         if self._diag is None:
             return self.reconciler.health().faults
-        done = self._diag.call(lambda rec: rec.health().faults)
+        done = self._diag.call(_health_faults)
         done.add_done_callback(lambda f: f.exception() is None and setattr(self, "_faults", f.result()))
         return list(getattr(self, "_faults", []))
 
@@ -110,7 +148,7 @@ class DiagnosisMixin:
         if self._diag is not None:
             self._diag.reset(board, halls_right=halls_right)
             if pads_checked:
-                self._diag.call(lambda rec: rec.pads_known())
+                self._diag.call(_pads_known)
         else:
             self.reconciler.reset(board, halls_right=halls_right)
             if pads_checked:
@@ -126,6 +164,14 @@ class DiagnosisMixin:
         if self.reconciler is None or (match is not None and self.reconciler.variants != match.setup.variants):
             variants = match.setup.variants if match is not None else None
             board = match.board if match is not None else BoardState.empty(self.geometry)
+            if self._in_process:
+                self.reconciler = Reconciler(self.geometry, board, variants, sensors=self.sensors)
+                carry = CarryTiming(self._read_timing(), self._timing_path is not None)
+                self._save_timing_on_worker()  # the old one's (the child carries it to the new one)
+                self._diag.adopt(self.reconciler, carry)
+                self._adopted = self.reconciler
+                self.drop_numbers = {}  # a new reconciler counts from 1
+                return self.reconciler
             if self._diag is not None:
                 self._save_timing_on_worker()  # the old one's, before the new one reads it
             self.reconciler = Reconciler(self.geometry, board, variants, sensors=self.sensors)
@@ -144,13 +190,19 @@ class DiagnosisMixin:
         return None if self.store is None else self.store.dir / TIMING_FILE
 
     def _restore_timing(self, rec: Reconciler) -> None:
+        saved = self._read_timing()
+        if saved is not None:
+            _restore(rec, saved, self._timing_path)
+
+    def _read_timing(self):
         path = self._timing_path
         if path is None or not path.exists():
-            return
+            return None
         try:
-            rec.timing.restore(json.loads(read_limited(path, SMALL)))
+            return json.loads(read_limited(path, SMALL))
         except (OSError, ValueError, EngineError) as e:
             log.warning("%s: %s; the board's timing is learned again", path, e)
+            return None
 
     def save_timing(self) -> None:
         if self._diag is not None:
@@ -159,16 +211,64 @@ class DiagnosisMixin:
             self._write_timing(self.reconciler)
 
     def _save_timing_on_worker(self) -> None:
-        self._diag.call(self._write_timing)
+        if not self._in_process:
+            self._diag.call(self._write_timing)
+        elif self._timing_path is not None:
+            # the child says what it learned; the file is written here, by the thread that takes the answer
+            done = self._diag.call(_learned_timing)
+            done.add_done_callback(partial(_write_learned, self._timing_path))
 
     def _write_timing(self, rec: Reconciler) -> None:
-        path = self._timing_path
-        if path is None or not rec.timing.learned:
-            return
-        try:
-            write_durably(path, json.dumps(rec.timing.to_json()).encode())
-        except OSError as e:
-            log.warning("cannot save the board's timing to %s: %s", path, e.strerror)
+        if rec.timing.learned:
+            _write_timing_file(self._timing_path, rec.timing.to_json())
 
 
-__all__ = ["TIMING_FILE", "DiagnosisMixin"]
+def _write_timing_file(path, timing: dict) -> None:
+    if path is None:
+        return
+    try:
+        write_durably(path, json.dumps(timing).encode())
+    except OSError as e:
+        log.warning("cannot save the board's timing to %s: %s", path, e.strerror)
+
+
+def _write_learned(path, done) -> None:
+    if done.exception() is None and done.result() is not None:
+        _write_timing_file(path, done.result())
+
+
+def _restore(rec: Reconciler, saved: dict, where) -> None:
+    try:
+        rec.timing.restore(saved)
+    except (ValueError, EngineError) as e:
+        log.warning("%s: %s; the board's timing is learned again", where, e)
+
+
+# What the child is asked (they pickle: module-level functions and plain classes).
+
+def _health_faults(rec: Reconciler) -> list:
+    return rec.health().faults
+
+
+def _pads_known(rec: Reconciler) -> None:
+    rec.pads_known()
+
+
+def _learned_timing(rec: Reconciler):
+    return rec.timing.to_json() if rec.timing.learned else None
+
+
+class CarryTiming:
+    """A new reconciler takes the board's timing the old one learned (the
+    table saves it to the file as well), else what the file held."""
+
+    def __init__(self, saved: dict | None, kept: bool):
+        self.saved, self.kept = saved, kept
+
+    def __call__(self, old: Reconciler, new: Reconciler) -> None:
+        src = old.timing.to_json() if self.kept and old.timing.learned else self.saved
+        if src is not None:
+            _restore(new, src, TIMING_FILE)
+
+
+__all__ = ["TIMING_FILE", "CarryTiming", "DiagnosisMixin"]

@@ -31,7 +31,7 @@ class LoopMixin:
                   control=None) -> None:
         """``control``: a ``control.ControlServer`` to serve in this loop (coindrel ctl)."""
         stop = stop or asyncio.Event()
-        self._off_loop()  # diagnosis on its worker thread from here on (diagnosing.py)
+        self._off_loop()  # diagnosis in its child process from here on (diagnosing.py)
         tasks = [asyncio.create_task(self._pump_steps(stop))]
         if control is not None:
             await control.start()

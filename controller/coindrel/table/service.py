@@ -5,6 +5,7 @@ match the journal holds, and run the table until systemd (or Ctrl-C) stops it.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 import time
@@ -64,6 +65,10 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
         from .control import ControlServer
 
         control = ControlServer(table, settings.control.socket)
+    # What start-up built (imports, the recovered match) lives as long as the daemon: no full
+    # collection walks it again, which would hold the loop (bench_table.py's stall figures).
+    gc.collect()
+    gc.freeze()
     try:
         await table.run(actions, stop, control)
     finally:

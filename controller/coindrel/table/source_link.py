@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 
 from ..engine import BoardState, EngineError
 from ..engine.core import HOLE
@@ -198,7 +199,7 @@ class SourceMixin:
 
         seen = None
         if self.reconciler is not None and self.flow.match is not None:
-            seen = await self._on_worker(lambda rec: look(rec, snap.t))
+            seen = await self._on_worker(partial(look, snap_t=snap.t))  # it pickles: it may cross to a child
         resync(self, snap, seen)  # the board against the belief: differences reconciled or flagged
         self.learn_positions(snap.positions)
 
