@@ -172,7 +172,7 @@ def test_events_the_hub_could_not_give_back_are_asked_about(tmp_path):
     assert verdicts and verdicts[-1]["verdict"] != "ok"
 
 
-def test_a_kill_between_a_verdict_and_its_score_reconciles_the_drop_again(tmp_path):
+def test_a_kill_between_a_verdict_and_its_score_carries_the_saved_verdict_out(tmp_path):
     now = [0.0]
     src = HubLike()
     table = started(tmp_path, src, now)
@@ -189,11 +189,14 @@ def test_a_kill_between_a_verdict_and_its_score_reconciles_the_drop_again(tmp_pa
     table.store.close()
     again = Table(G, Choices(clock="off"), source=HubLike(), store=MatchStore(tmp_path).open(), clock=lambda: now[0])
     again.resume(again.store.recover())
-    assert len(again.flow.match.results) == 0
+    m = again.flow.match
+    assert len(m.results) == 1 and m.results[0].entry == 3  # scored as it was decided, not reconciled again
     now[0] += 30
     again.step()
-    m = again.flow.match
-    assert len(m.results) == 1 and m.results[0].entry == 3
+    assert len(m.results) == 1
+    records = read_journal(path).records
+    assert [r.kind for r in records if r.kind in ("verdict", "act")][-2:] == ["verdict", "act"]
+    assert sum(1 for r in records if r.kind == "verdict") == 1  # one verdict for the drop
 
 
 def test_after_a_resume_the_live_board_clock_replaces_the_one_the_journal_heard(tmp_path):

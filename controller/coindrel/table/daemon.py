@@ -101,6 +101,8 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         self._shown = None  # the view on the panel now
         self.awaiting_board = False  # a resumed open drop waits for the board's snapshot (resync.py)
         self._losses_seen: set[int] = set()  # the source's losses already asked about
+        self.hub_last = None  # the hub position of the newest board event taken in (journal's, after a restart)
+        self.hub_repeats = 0  # board events given again and dropped (source_link._had)
 
     @property
     def healthy(self) -> bool:
@@ -146,6 +148,9 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         """One event. ``from_board`` False: one the table made up on the
         journal's time axis (resync.py), which says nothing of the board's clock."""
         self._poke.set()
+        hub = self._hub_position(ev)
+        if hub is not None and self._had(hub):
+            return  # given again (a replay from before what the table has): journalled and reconciled once
         now = self.now()
         if isinstance(ev, StatusEvent):
             if ev.state in ("connected", "disconnected"):
@@ -164,7 +169,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         if isinstance(ev, SwitchEvent):
             self.positions[ev.switch] = ev.pos
         if self.journal is not None:
-            self._save(self.journal.event, ev, False, self._hub_position(ev))
+            self._save(self.journal.event, ev, False, hub)
         self._diagnose(ev)
         if not isinstance(ev, StatusEvent):
             self.flow.on_event(ev, now)

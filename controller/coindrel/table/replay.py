@@ -73,7 +73,13 @@ class Contents:
 
     @property
     def verdicts(self) -> list:
-        return self.payloads("verdict")
+        """One per drop: a verdict the table reconciled again after a restart
+        (saved, then killed before it scored) is named superseded by a note."""
+        superseded = set()
+        for r in self.good():
+            if r.kind == "note" and isinstance(r.data, dict) and isinstance(r.data.get("superseded"), list):
+                superseded.update(n for n in r.data["superseded"] if type(n) is int)
+        return [r.data for r in self.good() if r.kind == "verdict" and r.n not in superseded]
 
     @property
     def corrections(self) -> list:

@@ -13,6 +13,7 @@ from functools import partial
 from ..engine import BoardState, EngineError
 from ..engine.core import HOLE
 from ..events import EntryEvent, StatusEvent
+from .open_drop import in_match_until, open_events, orphan_verdicts, saved_report
 
 log = logging.getLogger("coindrel.table")
 
@@ -27,20 +28,6 @@ def last_hub_position(records):
         if isinstance(pos, list) and len(pos) == 2 and all(type(x) is int and x >= 0 for x in pos):
             return HubPosition(pos[0], pos[1])
     return None
-
-
-def _in_match_until(records) -> int:
-    """Index of the last record whose events the match has taken in: a drop
-    action (scored from a verdict, or as a coin whose events were lost), or
-    a verdict on events outside any drop. Events after it belong to a drop
-    still open, or to one whose verdict was saved and whose score was not
-    (a kill between the two): they are reconciled again."""
-    last = -1
-    for i, r in enumerate(records):
-        d = r.data if isinstance(r.data, dict) else {}
-        if (r.kind == "act" and d.get("do") == "drop") or (r.kind == "verdict" and d.get("drop") is None):
-            last = i
-    return last
 
 
 class SourceMixin:
@@ -66,6 +53,7 @@ class SourceMixin:
         self._apply_effects()
         self._replay_open_drop(recovery.records)
         pos = last_hub_position(recovery.records)
+        self.hub_last = pos  # what the journal holds (and the reconciler was fed) is never taken in again
         if pos is not None and hasattr(self.source, "resume_from"):
             # the hub sends again what it sent while the table was down (its replay ring)
             self.source.resume_from(pos)
@@ -98,18 +86,45 @@ class SourceMixin:
         where = getattr(self.source, "hub_position", None)
         return where(ev) if where is not None and not isinstance(ev, StatusEvent) else None
 
-    def _replay_open_drop(self, records) -> None:
-        """Board events after the last reconciled drop belong to a drop still
-        open when the table stopped: the new reconciler hears them again, so
-        that drop is reconciled (and scored) when the rest of it comes."""
-        from ..events import event_from_json
+    def _had(self, pos) -> bool:
+        """Whether the board event at hub position ``pos`` is one the table
+        already has: the journal's events are fed to the reconciler again
+        after a restart, and a hub that replays from before the position
+        asked for (or twice) must not add them a second time. Positions of
+        another hub boot are new."""
+        last = self.hub_last
+        if last is not None and pos.boot_id == last.boot_id and pos.num <= last.num:
+            self.hub_repeats += 1
+            if self.hub_repeats == 1 or self.hub_repeats % 1000 == 0:
+                log.info("the hub gave again board events the table already has (frame %d, at or before %d): "
+                         "dropped (%d so far)", pos.num, last.num, self.hub_repeats)
+            return True
+        self.hub_last = pos
+        return False
 
-        last = _in_match_until(records)
-        pending = [event_from_json(r.data) for r in records[last + 1:] if r.kind == "ev"]
-        orphans = [r.n for r in records[last + 1:] if r.kind == "verdict"]
-        if orphans:
+    def _replay_open_drop(self, records) -> None:
+        """Take up what the journal holds beyond the last drop scored: a
+        verdict saved without its score (a kill between the two) is carried
+        out as it was decided (``open_drop.saved_report``), and the board
+        events no verdict took in belong to a drop still open when the table
+        stopped: the new reconciler hears them again, so that drop is
+        reconciled (and scored) when the rest of it comes. Each event is
+        reconciled once (the hub's replay resumes after the last one on disk,
+        ``_had`` drops any it gives again)."""
+        last = in_match_until(records)
+        orphans = [i for i in orphan_verdicts(records, last)]
+        carried = self._carry_out_saved(records, orphans) if orphans else []
+        if orphans and len(carried) < len(orphans):
+            # what could not be carried out is reconciled again: its saved verdict is superseded,
+            # so the journal keeps one verdict per drop (history and the club read it so)
+            left = [records[i].n for i in orphans if i not in carried]
             log.warning("%s: the verdict of record %d was saved but the table stopped before it scored the drop; "
-                        "the drop is reconciled again from its events", self.journal.path, orphans[0])
+                        "the drop is reconciled again from its events (that verdict is superseded)",
+                        self.journal.path, left[0])
+            self._save(self.journal.note, {"superseded": left, "why": "reconciled again after a restart"})
+        if carried:
+            last = max(last, max(carried))
+        pending = open_events(records, last)
         self.flow.falling_since = self.now()
         entries = [ev.entry for ev in pending if isinstance(ev, EntryEvent)]
         if entries:
@@ -125,6 +140,28 @@ class SourceMixin:
         # its coins may have fallen on while the table was down: it is closed
         # only once the snapshot has been compared with it (resync.py)
         self.awaiting_board = self.halls_known and hasattr(self.source, "snapshot")
+
+    def _carry_out_saved(self, records, orphans: list[int]) -> list[int]:
+        """Score the saved verdicts (record indexes ``orphans``, in order) the
+        match has not taken in, as the table decided them before it stopped;
+        returns the indexes carried out (a prefix: one that does not fit the
+        match, and all after it, are reconciled again)."""
+        done = []
+        for i in orphans:
+            m = self.flow.match
+            report = saved_report(records[i].data, self.geometry, None if m is None else len(m.results) + 1)
+            if report is None or m is None or m.over:
+                break
+            log.warning("%s: the verdict of record %d was saved but the table stopped before it scored it; "
+                        "carried out now as it was decided", self.journal.path, records[i].n)
+            self.flow.on_report(report, self.now())
+            self._after_flow()  # its score (or board change) on disk
+            done.append(i)
+        if done and self.flow.match is not None:
+            # a new reconciler, its belief and hall readings the board after them (it has heard no event yet)
+            self.reconciler = None
+            self._believe(self.flow.match.board)
+        return done
 
     # -- the board's switches ----------------------------------------------------------------
 

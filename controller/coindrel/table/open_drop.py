@@ -1,0 +1,107 @@
+"""What of a match's journal a restart takes up again beyond the last drop
+scored (``source_link``): a verdict saved without its score (a kill between
+the two writes) and the board events no saved verdict took in.
+
+A saved verdict is carried out as it was decided, never reconciled again:
+its drop's events may share a cascade with a drop already scored, and a
+second reconciliation would give the journal two verdicts for one drop.
+"""
+
+from __future__ import annotations
+
+from ..engine import EngineError
+
+
+def in_match_until(records) -> int:
+    """Index of the last record whose events the match has taken in for
+    good: a drop action (scored from a verdict, or as a coin whose events
+    were lost), or a verdict on events outside any drop (a stray group, a
+    second coin in one turn) once an action after it shows that what it did
+    to the board is on disk too. Events after it belong to a drop still
+    open, or to one whose verdict was saved and whose score (or board
+    change) was not (a kill between the two: that verdict is carried out
+    as saved, ``orphan_verdicts``), and are reconciled again."""
+    last, stray = -1, None
+    for i, r in enumerate(records):
+        d = r.data if isinstance(r.data, dict) else {}
+        if r.kind == "act":
+            if d.get("do") == "drop":
+                last = i
+            elif stray is not None:
+                last = max(last, stray)
+            stray = None
+        elif r.kind == "verdict" and d.get("drop") is None and d.get("revises") is None:
+            stray = i
+    return last
+
+
+def open_events(records, last: int) -> list:
+    """The journal's board events no verdict on disk has taken in (``last``:
+    ``in_match_until``): every one after ``last``, and before it the run of
+    events later than the end of the last verdict taken in (the group it
+    was reconciled in: all of a group's drops end there). While a long
+    diagnosis held that verdict up, the next coin went in and its events
+    were journalled before the verdict and the score (the kill rig found
+    that coin's entry lost, and the rest of its cascade scored as a coin
+    nobody saw)."""
+    from ..events import event_from_json
+
+    end = None
+    for r in records[: last + 1]:
+        d = r.data if isinstance(r.data, dict) else {}
+        if r.kind == "verdict" and d.get("revises") is None:
+            t = d.get("t_end", d.get("t"))  # the last verdict's: a hub that restarted counts its time anew
+            if isinstance(t, (int, float)) and not isinstance(t, bool):
+                end = t
+    first = last + 1
+    if end is not None:
+        for i in range(last, -1, -1):
+            r = records[i]
+            if r.kind != "ev" or not isinstance(r.data, dict):
+                continue
+            t = r.data.get("t")
+            if not isinstance(t, (int, float)) or t <= end:
+                if r.data.get("kind") != "status":  # a status event says nothing of which drop it is in
+                    break
+                continue
+            first = i
+    return [event_from_json(r.data) for i, r in enumerate(records) if r.kind == "ev" and i >= first
+            and (i > last or not (isinstance(r.data, dict) and r.data.get("kind") == "status"))]
+
+
+def orphan_verdicts(records, last: int) -> list[int]:
+    """Indexes of the verdicts after ``last`` (``in_match_until``): saved,
+    and the table stopped before it scored them (revision records aside)."""
+    return [i for i in range(last + 1, len(records)) if records[i].kind == "verdict"
+            and isinstance(records[i].data, dict) and records[i].data.get("revises") is None]
+
+
+def saved_report(d: dict, geometry, number: int | None):
+    """A ``DropReport`` from a journalled verdict (``DropReport.to_json`` and
+    the exits it scored), or None when it does not fit: a drop that is not
+    the match's next one (``number``), a board that does not parse."""
+    from ..engine import BoardState
+    from ..reconcile.report import DropReport
+
+    try:
+        drop = d.get("drop")
+        if drop is not None and drop != number:
+            return None
+        entry = d.get("entry")
+        entry = None if entry is None else int(entry) - 1
+        state = list(d.get("state") or [])
+        if state:
+            BoardState.parse(state, geometry)
+        exp, obs = d.get("expected") or {}, d.get("observed") or {}
+        scored = d.get("scored")
+        observed = tuple(int(x) - 1 for x in obs.get("exits", ()))
+        return DropReport(
+            drop, entry, bool(d.get("entry_seen")), float(d["t"]),
+            expected_exits=tuple(int(x) - 1 for x in exp.get("exits", ())), expected_flips=dict(exp.get("flips") or {}),
+            observed_exits=observed, observed_flips=dict(obs.get("flips") or {}), verdict=str(d.get("verdict", "ok")),
+            diagnosis=[str(f.get("say", "")) if isinstance(f, dict) else str(f) for f in d.get("diagnosis") or ()],
+            state=state, scored_exits=tuple(int(x) - 1 for x in scored) if scored is not None else observed,
+            t_end=float(d.get("t_end") or 0.0),
+        )
+    except (EngineError, KeyError, TypeError, ValueError, AttributeError):
+        return None
