@@ -11,7 +11,7 @@ import pytest
 from coindrel.cli import main
 from coindrel.config import ConfigError, read_toml
 from coindrel.engine import EngineError
-from coindrel.engine.geometry import MAX_BOARD_FILE, load_geometry
+from coindrel.engine.boardfile import MAX_BOARD_FILE, load_geometry
 from coindrel.limits import CONFIG, NotAFile, TooLarge, read_limited
 from coindrel.table.journal import JournalError, read_journal
 from coindrel.table.settings import parse_settings

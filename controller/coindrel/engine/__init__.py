@@ -31,7 +31,8 @@ from .core import (
 )
 from .drop import Observation, Outcome, Prediction, Topology, cascade, drop, drop_in_place, observe, predict, switch_rule, topology
 from .faults import EntrySensorDead, ExitSensorDead, Fault, HallFault, Jam, PadNotHolding, SwitchStuck
-from .geometry import Geometry, SwitchSpec, geometry_by_name, load_geometry, standard_geometry
+from .boardfile import load_geometry
+from .geometry import Geometry, SwitchSpec, geometry_by_name, standard_geometry
 from .state import BoardState
 from .rng import MatchRandom
 
