@@ -25,6 +25,10 @@ def test_dev_zero_is_refused_at_once_not_read():
         read_toml("/dev/zero")
     with pytest.raises(EngineError, match="/dev/zero: cannot read the board file .*not a regular file"):
         load_geometry("/dev/zero")
+    from coindrel.hub.channelmap import ChannelMapError, load_channel_map
+
+    with pytest.raises(ChannelMapError, match="/dev/zero: cannot read the channel map .*character device"):
+        load_channel_map("/dev/zero")  # it was read for ever
 
 
 def test_geometry_dev_zero_in_the_config_names_the_key():

@@ -295,7 +295,9 @@ def load_channel_map(path: str | Path | None = None) -> ChannelMap:
     """Load and check a channel map; ``None`` is the one shipped with the controller."""
     p = Path(path) if path is not None else PACKAGE_MAP
     try:
-        text = p.read_text(encoding="utf-8")
+        from ..limits import SMALL, read_text_limited
+
+        text = read_text_limited(p, SMALL)  # a path like /dev/zero must not be read for ever
     except FileNotFoundError:
         raise ChannelMapError(f"{p}: no such channel map; the reference one is hardware/channel_map.json") from None
     except OSError as e:
