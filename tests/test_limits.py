@@ -5,6 +5,7 @@ once; a file where a directory belongs is named."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -84,3 +85,17 @@ def test_an_entry_of_the_history_that_is_not_a_file_is_named(tmp_path, capsys):
     assert main(["history", "--state-dir", str(tmp_path), "--json"]) == 0
     out = capsys.readouterr().out
     assert "0001-x.journal" in out and "unreadable" in out and "directory" in out
+
+
+def test_every_other_file_a_command_reads_is_refused_as_dev_zero_at_once(tmp_path):
+    """Scenarios, drop scripts, club password files and calibration files were read without a limit."""
+    from coindrel.club.config import ClubSettings
+    from coindrel.engine import EngineError
+    from coindrel.virtual.scenario import read_data, read_drops
+
+    with pytest.raises(EngineError, match="/dev/zero: cannot read the scenario .*character device"):
+        read_data("/dev/zero")
+    with pytest.raises(EngineError, match="/dev/zero: cannot read the drop script .*character device"):
+        read_drops("/dev/zero")
+    with pytest.raises(ConfigError, match="password_file /dev/zero: cannot read it .*character device"):
+        ClubSettings(broker=None, table="t", username="t", password_file=Path("/dev/zero")).password()

@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..config import ConfigError, Section
 from .messages import MessageError, check_table_name
+from ..limits import SMALL, read_text_limited
 
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
 
@@ -78,7 +79,7 @@ class ClubSettings:
         if self.password_file is None:
             return None
         try:
-            text = self.password_file.read_text(encoding="utf-8")
+            text = read_text_limited(self.password_file, SMALL)
         except OSError as e:
             raise ConfigError(f"[club] password_file {self.password_file}: cannot read it ({e.strerror}); "
                               "it must be readable by the user the daemon runs as") from None

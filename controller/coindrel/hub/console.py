@@ -14,6 +14,7 @@ from ..events import StatusEvent, event_to_json
 from . import calibrate as calib
 from .channelmap import load_channel_map
 from .text import clean
+from ..limits import SMALL, read_text_limited
 
 CONNECT_TIMEOUT = 10.0
 
@@ -186,7 +187,7 @@ async def calibration_file(src, cm, args) -> int:
         return 0
     path = Path(args.file)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(read_text_limited(path, SMALL))
     except OSError as e:
         raise EngineError(f"{path}: cannot read ({e.strerror})") from None
     except UnicodeDecodeError as e:

@@ -51,6 +51,7 @@ from .faults import FaultSpec, fault_from_dict
 from .hall import HallSpec
 from .players import PlayerSpec
 from .timing import TimingModel
+from ..limits import MIB, SMALL, read_text_limited
 
 _TOP = {"description", "seed", "board", "start", "variants", "duration", "drops_file", "timing", "hall", "hub",
         "drops", "players", "faults", "expect"}
@@ -71,7 +72,7 @@ class Scenario:
 def read_data(path: str | Path) -> dict:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_text_limited(p, SMALL)
     except OSError as e:
         raise EngineError(f"{p}: cannot read the scenario ({e.strerror})") from None
     except UnicodeDecodeError as e:
@@ -163,7 +164,7 @@ def read_drops(path: str | Path, entries: int = 8) -> list[tuple[float, int]]:
     """A drop script: JSON Lines with t and entry (1-based); other kinds skipped."""
     p = Path(path)
     try:
-        lines = p.read_text(encoding="utf-8").splitlines()
+        lines = read_text_limited(p, 64 * MIB).splitlines()  # a long drop script is a few MiB
     except OSError as e:
         raise EngineError(f"{p}: cannot read the drop script ({e.strerror})") from None
     except UnicodeDecodeError as e:

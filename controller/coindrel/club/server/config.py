@@ -22,6 +22,7 @@ from ...config import ConfigError, Section, read_toml
 from ..config import BrokerURL, parse_broker_url
 from ..messages import MessageError, check_table_name
 from .auth import check_hash_format
+from ...limits import SMALL, read_text_limited
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class ServerSettings:
         if self.password_file is None:
             return None
         try:
-            return self.password_file.read_text(encoding="utf-8").splitlines()[0].strip()
+            return read_text_limited(self.password_file, SMALL).splitlines()[0].strip()
         except (OSError, IndexError) as e:
             raise ConfigError(f"club server password_file {self.password_file}: cannot read a password from it "
                               f"({getattr(e, 'strerror', None) or 'empty'})") from None
