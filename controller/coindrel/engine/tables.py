@@ -260,7 +260,7 @@ class Topology:
 
 def topology(geometry, faults=()) -> Topology:
     """The tables of a geometry, built once per geometry; with physical faults,
-    derived from those (and remembered for the last few hundred fault sets)."""
+    derived from those (and remembered for the last 64-128 fault sets: about 50 kB each, a few MB on a Pi)."""
     if not faults:
         topo = geometry.__dict__.get("_topology")
         if topo is not None:
@@ -275,8 +275,8 @@ def topology(geometry, faults=()) -> Topology:
         if key and base is None:
             base = topology(geometry)
         topo = Topology(geometry, tuple(key), base)
-        if len(cache) > 512:
-            for k in list(cache)[1:257]:  # keep the fault-free tables, forget the oldest fault sets
+        if len(cache) > 128:
+            for k in list(cache)[1:65]:  # keep the fault-free tables, forget the oldest fault sets
                 del cache[k]
         cache[key] = topo
         if not key:
