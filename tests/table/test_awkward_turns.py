@@ -96,3 +96,49 @@ def test_a_coin_dropped_at_the_menu_has_the_pads_cleared_before_the_match(tmp_pa
     assert any(getattr(v, "title", "") == "Before we start" and "between matches" in getattr(v, "text", "")
                for v in asked), "the table asked for the pads to be cleared"
     assert rig.out.mismatches == [] and rig.errors == [], rig.out.mismatches
+
+
+def test_a_coin_after_the_last_one_landed_is_the_next_turn_even_before_its_verdict(tmp_path):
+    """Found by a newcomer on a served board with `coindrel run`: 9 of 86 coins,
+    each dropped 0.1-0.6 s after the previous one had come to rest, scored
+    nothing as "extra coins": that coin's verdict had not come yet. Board time
+    decides: a coin that went in after the last one's cascade ended is the next
+    turn's drop; one that went in while it still fell is a second coin."""
+    from coindrel.engine import drop
+    from coindrel.events import EntryEvent
+    from coindrel.reconcile.report import DropReport
+    from coindrel.table.daemon import Table
+    from coindrel.table.setupmenu import Choices
+    from coindrel.table.store import MatchStore
+
+    from .awkward import FAST, G
+
+    def table_in_turn():
+        table = Table(G, Choices(clock="off"), store=MatchStore(tmp_path / str(len(list(tmp_path.iterdir()))),
+                                                              **FAST).open(), new_seed=lambda: 7)
+        for press in ("select", "select", "select"):
+            table.handle_action(press)
+        assert table.flow.match.phase == "turn"
+        return table
+
+    def report(table, entry, t, t_end, n):
+        m = table.flow.match
+        o = drop(m.board, [entry])
+        table.flow.on_report(DropReport(drop=n, entry=entry, entry_seen=True, t=t, expected_exits=o.exits,
+                                        observed_exits=o.exits, verdict="ok", diagnosis=[], state=o.board.rows(),
+                                        scored_exits=o.exits, t_end=t_end), table.now())
+        table._after_flow()
+
+    for second_at, scores in ((2.5, True), (1.2, False)):  # after coin 1 landed at 1.8 s; while it still fell
+        table = table_in_turn()
+        flow, m = table.flow, table.flow.match
+        flow.on_event(EntryEvent(1.0, 2), table.now())
+        flow.on_event(EntryEvent(second_at, 5), table.now())  # coin 1's verdict is not out yet
+        report(table, 2, 1.0, 1.8, 1)
+        assert [r.entry for r in m.results] == [2] and m.to_move == 2
+        report(table, 5, second_at, second_at + 0.8, 2)
+        if scores:
+            assert [(r.entry, r.player) for r in m.results] == [(2, 1), (5, 2)], "the next turn's drop"
+        else:
+            assert [r.entry for r in m.results] == [2] and m.to_move == 2, "a second coin in Ann's turn"
+            assert flow.note is not None and flow.note.title == "Extra coin"

@@ -25,12 +25,14 @@ class DropInputs:
     def on_entry(self, entry: int, now: float) -> None:
         m = self.match
         if m is None or m.over:
+            self.entry_t = None
             if self.mode is not Mode.LESSON:  # (a lesson keeps count of its own coins)
                 self.coins_between = True  # the next match asks for the pads to be cleared
             return
         # the turn's coin went in and is not yet reported: this one is a second coin in the same turn
         extra = m.phase == PHASE_FALLING and any(c[0] is m and not c[2] for c in self.coins_in)
-        self.coins_in.append((m, entry, extra, m.setup.players[m.to_move - 1]))
+        t, self.entry_t = self.entry_t, None  # the board time of its entry event (None: not from the board)
+        self.coins_in.append((m, entry, extra, m.setup.players[m.to_move - 1], t))
         if self.coin_mode is None:
             self.coin_mode = self.mode  # out of turn unless the table was waiting for a drop
         if not extra:
@@ -77,6 +79,7 @@ class DropInputs:
         exits = tuple(report.scored_exits if report.scored_exits is not None else report.observed_exits)
         belief = BoardState.parse(report.state, self.geometry) if report.state else None
         result = m.record(report.entry, exits, belief, now)
+        self.turn_end = getattr(report, "t_end", None) or None  # when that coin's cascade ended, on the board's clock
         self.hit_exits, self.computer = result.exits, None
         self._emit(fx.LedsOff())
         facts = []
@@ -99,10 +102,19 @@ class DropInputs:
         so it is no drop of the match); nothing changes."""
         if not report.entry_seen:
             return False
-        for m, entry, extra, _who in self.coins_in:
-            if m is self.match and entry == report.entry:
-                return extra
+        for coin in self.coins_in:
+            if coin[0] is self.match and coin[1] == report.entry:
+                return self._still_extra(coin)
         return False
+
+    def _still_extra(self, coin) -> bool:
+        """A coin that went in while its turn's coin fell stays a second coin
+        only if that coin's cascade had not ended by board time: on a slow
+        machine the verdict comes late, and a coin dropped after the last one
+        landed is the next turn's (a served board lost 9 of 86 drops so)."""
+        _m, _entry, extra, _who, t = coin
+        end = self.turn_end
+        return extra and not (t is not None and end is not None and t > end)
 
     def _extra_coin(self, report):
         """The dropper's name if the reported coin is a second one that went in
@@ -112,10 +124,10 @@ class DropInputs:
         if not report.entry_seen:
             self.coins_in = queue
             return None
-        for k, (_, entry, extra, who) in enumerate(queue):
-            if entry == report.entry:
+        for k, coin in enumerate(queue):
+            if coin[1] == report.entry:
                 self.coins_in = queue[k + 1:]
-                return who if extra else None
+                return coin[3] if self._still_extra(coin) else None
         self.coins_in = queue
         return None
 

@@ -84,7 +84,9 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.falling_since = 0.0
         # coins seen going in, in order, not yet reported: (match, entry, extra), extra being a second
         # coin in while the turn's coin still fell (out of turn: it is not the next player's drop)
-        self.coins_in: list[tuple] = []
+        self.coins_in: list[tuple] = []  # (match, entry, extra, dropper, board time of the entry)
+        self.entry_t: float | None = None  # the entry event being handled (board time)
+        self.turn_end: float | None = None  # board time the last scored drop's cascade ended
         self.dropped_t = float("-inf")  # when the dropper last fired
         self.diagnosis = None  # the mismatch on screen (a DiagnosisView)
         self.restore: list[HandStep] = []
@@ -197,6 +199,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         if self.runner is not None and self.mode is Mode.LESSON:
             self.runner.event(ev)
         if isinstance(ev, EntryEvent):
+            self.entry_t = ev.t
             self.on_entry(ev.entry, now)
 
     def _switch(self, label: str) -> int | None:
