@@ -71,6 +71,13 @@ class Tracker:
         self._positions: OrderedDict[int, tuple] = OrderedDict()
         self._num: int | None = None  # frame number of the frame being handled
         self._seq_now = 0  # and its seq
+        # After a hub restart the hello may be old news: written at boot, it waited in the
+        # hub's USB buffer until the Pi opened the port (seconds, after an unplug). Its time
+        # is then not the hub's "now", and the offset it gives runs ahead by that wait. The
+        # first answer to a request sent after the hello is fresh: until it comes (and while
+        # no event of the new boot is out) board time stays where it was, then the offset is
+        # set from it. (board_us, board_at, lowest offset) before the hello; None: settled.
+        self._fresh: tuple[int, float, int] | None = None
 
     # -- hub positions (resume) ---------------------------------------------
     def number_of(self, seq: int) -> int | None:
@@ -127,11 +134,27 @@ class Tracker:
         return self.board_us / 1e6
 
     def _t(self, t_us: int, now: float) -> float:
+        if self._fresh is not None:  # the new boot's offset is not settled: board time waits
+            before_us, before_at, floor = self._fresh
+            self._fresh = (before_us, before_at, max(floor, before_us + 1 - t_us))
+            return max(t_us + self.offset_us, 0) / 1e6
         us = t_us + self.offset_us
         if us > self.board_us:
             self.board_us = us
             self.board_at = now
         return max(us, 0) / 1e6
+
+    def _settle(self, t_us: int, now: float, fresh: bool) -> None:
+        """The new boot's offset, once a fresh frame (``fresh``: stamped at
+        ``t_us`` on the hub as the Pi got it at ``now``) or an event of the
+        new boot (``fresh`` False: the hello's offset stays, so board time
+        never goes backwards) arrives."""
+        pend, self._fresh = self._fresh, None
+        if pend is None or not fresh:
+            return
+        before_us, before_at, floor = pend
+        seen = before_us + max(0, int((now - before_at) * 1e6)) - t_us
+        self.offset_us = max(min(self.offset_us, seen), floor, before_us + 1 - t_us)
 
     def _status(self, state: str, detail: str, count: int = 0) -> StatusEvent:
         return StatusEvent(self.board_t, state, detail, count)
@@ -218,6 +241,8 @@ class Tracker:
                 t_min = min([msg.t_us] + [f.msg.t_us for f in held if hasattr(f.msg, "t_us")])
                 elapsed_us = max(0, int((now - self.board_at) * 1e6))
                 self.offset_us = max(self.board_us + elapsed_us - msg.t_us, self.board_us + 1 - t_min)
+                # an answer (req) is fresh; a hello the hub sent of itself at boot may not be
+                self._fresh = None if msg.req else (self.board_us, self.board_at, self.board_us + 1 - t_min)
                 out.append(self._status("resync", f"the hub restarted (boot {msg.boot_id:08x}): its clock began again at "
                                                   f"{msg.t_us / 1e6:.3f} s, so board time continues from "
                                                   f"{(msg.t_us + self.offset_us) / 1e6:.3f} s; events while it was "
@@ -273,6 +298,8 @@ class Tracker:
                 self.stats.repeated += 1
                 return
             n0 = len(out)
+            if self._fresh is not None:
+                self._settle(0, now, fresh=False)  # an event of the new boot goes out on the hello's offset
             self._event(msg, now, out)
             if num is not None:
                 self.last_event_num = num
@@ -294,6 +321,7 @@ class Tracker:
             self._event(msg, now, out)
 
     def _resumed(self, msg: p.Resumed, now: float, out: list) -> None:
+        self._settle(msg.t_us, now, fresh=True)
         self._t(msg.t_us, now)
         self.anchor = (msg.num, self.last_seq if self.last_seq is not None else msg.num & 0xFFFF)
         self.resume_wanted = False
@@ -338,6 +366,8 @@ class Tracker:
             self.state.raw[msg.switch] = msg.raw
             out.append(SwitchEvent(t, self.cm.label(msg.switch), msg.pos, msg.raw))
         elif isinstance(msg, p.Snapshot):
+            if msg.req:
+                self._settle(msg.t_us, now, fresh=True)  # an answer: the hub's time as the Pi heard it
             self._snapshot(msg, now, out)
         elif isinstance(msg, p.Heartbeat):
             self._t(msg.t_us, now)
