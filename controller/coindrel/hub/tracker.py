@@ -257,6 +257,8 @@ class Tracker:
             held = [f for f in pending if self.last_seq is None
                     or 0 < ((f.seq - self.last_seq) & 0xFFFF) < ((frame.seq - self.last_seq) & 0xFFFF)]
             self.stats.dropped_pending += len(pending) - len(held)
+            if msg.req:
+                self._settle(msg.t_us, now, fresh=True)  # a hello asked for is fresh
         self.awaiting_hello = False
         self.need_hello = False
         self.need_snapshot = True
