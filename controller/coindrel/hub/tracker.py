@@ -71,12 +71,9 @@ class Tracker:
         self._positions: OrderedDict[int, tuple] = OrderedDict()
         self._num: int | None = None  # frame number of the frame being handled
         self._seq_now = 0  # and its seq
-        # After a hub restart the hello may be old news: written at boot, it waited in the
-        # hub's USB buffer until the Pi opened the port (seconds, after an unplug). Its time
-        # is then not the hub's "now", and the offset it gives runs ahead by that wait. The
-        # first answer to a request sent after the hello is fresh: until it comes (and while
-        # no event of the new boot is out) board time stays where it was, then the offset is
-        # set from it. (board_us, board_at, lowest offset) before the hello; None: settled.
+        # A rebooted hub's hello may have waited in its USB buffer since boot: the offset it
+        # gives runs ahead by that wait. Board time waits for the first answer to a request
+        # (fresh) and takes the offset from it. (board_us, board_at, lowest offset); None: settled.
         self._fresh: tuple[int, float, int] | None = None
 
     # -- hub positions (resume) ---------------------------------------------
@@ -145,10 +142,8 @@ class Tracker:
         return max(us, 0) / 1e6
 
     def _settle(self, t_us: int, now: float, fresh: bool) -> None:
-        """The new boot's offset, once a fresh frame (``fresh``: stamped at
-        ``t_us`` on the hub as the Pi got it at ``now``) or an event of the
-        new boot (``fresh`` False: the hello's offset stays, so board time
-        never goes backwards) arrives."""
+        """The new boot's offset from a fresh frame (stamped ``t_us``, heard at
+        ``now``); ``fresh`` False: an event went out first, the hello's stays."""
         pend, self._fresh = self._fresh, None
         if pend is None or not fresh:
             return
