@@ -217,3 +217,34 @@ def test_no_unseen_drop_while_no_drop_can_come():
         rec.feed(ev)
     (r,) = rec.flush()
     assert r.drop is None
+
+
+def test_a_coin_cut_by_a_reset_then_an_unplug_is_one_drop_once_the_board_is_seen_again():
+    # Entry 3 on an all-R board: R1S3, R2S2, R3S2, R4S1, R5S1, exit 1. The coin went in
+    # while the hub rebooted; its snapshot showed R1S3 flipped, then the cable came out
+    # before the rest fell. Judged apart, the two halves were two groups outside any drop.
+    rec = Reconciler(G, "RRRRRRRR/RRRRRRR/RRRRRRRR/RRRRRRR/RRRRRRRR")
+    rec.feed(StatusEvent(25.33, "resync", "the hub restarted", 0))
+    rec.feed(StatusEvent(25.3301, "lost", "changed unseen: R1S3 R->L", 1))
+    rec.feed(SwitchEvent(25.3302, "R1S3", "L"))
+    rec.feed(StatusEvent(25.35, "disconnected", "unplugged"))
+    assert rec.poll(25.35 + 10 * rec.timing.patience) == []  # not judged on what nobody saw
+    rec.feed(StatusEvent(28.94, "connected", "plugged in"))
+    rest = ("R2S2", "R3S2", "R4S1", "R5S1")
+    rec.feed(StatusEvent(25.3303, "lost", "changed unseen: ...", len(rest)))  # resync.py: inside the open group
+    for k, s in enumerate(rest):
+        rec.feed(SwitchEvent(25.3304 + k * 1e-4, s, "L"))
+    (r,) = rec.poll(28.96 + rec.timing.patience)
+    assert r.drop == 1 and r.entry == 2 and not r.entry_seen
+    assert r.scored_exits == (0,) and r.diagnosis[0].fault.name == "events_lost"  # scored, the players asked
+
+
+def test_a_group_cut_by_an_unplug_is_held_only_while_the_link_is_down():
+    rec = Reconciler(G, "RRRRRRRR/RRRRRRR/RRRRRRRR/RRRRRRR/RRRRRRRR")
+    rec.feed(StatusEvent(5.0, "lost", "changed unseen: R5S1 R->L", 1))
+    rec.feed(SwitchEvent(5.0001, "R5S1", "L"))
+    rec.feed(StatusEvent(5.01, "disconnected", "unplugged"))
+    assert rec.poll(60.0) == []
+    rec.feed(StatusEvent(61.0, "connected", "plugged in"))  # the board as believed: nothing more came
+    (r,) = rec.poll(61.0)
+    assert r.drop is None and r.diagnosis[0].fault.name == "events_lost"

@@ -107,6 +107,7 @@ class Reconciler:
         # knocked one off. Known again once a coin's cascade reaches the pad,
         # or the players say the pads are right.
         self.unsure: set[int] = set()
+        self.away = False  # the link is down: the board is not seen (``poll``)
 
     # -- the live API --------------------------------------------------------------
 
@@ -115,6 +116,8 @@ class Reconciler:
         if isinstance(ev, StatusEvent):
             if ev.state in ("lost", "resync"):  # events the hub could not give back, or a hub that restarted
                 self.unsure = {i for i, c in enumerate(self.worlds[0].codes) if c != HOLE}
+            if ev.state in ("connected", "disconnected"):
+                self.away = ev.state == "disconnected"
             if ev.state in ("lost", "disconnected", "resync", "error"):
                 if self._group is not None:
                     self._group.lost += max(1, ev.count)
@@ -172,10 +175,20 @@ class Reconciler:
 
     def poll(self, now: float) -> list[DropReport]:
         """Reports of every drop finished by ``now`` (board clock)."""
-        if self._group is not None and now > self._group.deadline(self.timing):
+        if self._group is not None and now > self._group.deadline(self.timing) and not self._held():
             self._close()
         out, self._out = self._out, []
         return out
+
+    def _held(self) -> bool:
+        """Board changes no coin was seen to cause, cut by the link going
+        down, wait for the board to be seen again: the snapshot's differences
+        are the rest of them (resync.py). Judged apart, a coin that went in
+        during a hub reset and fell on while unplugged was two stray groups,
+        and its turn was scored as the coin dropped again. (A drop is closed
+        as before: its coin is known, the players are asked.)"""
+        g = self._group
+        return self.away and g.lost > 0 and not g.is_drop
 
     def revisions(self) -> list[Revision]:
         """Revision records written since the last call (sensing.md section 4:

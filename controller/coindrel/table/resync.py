@@ -10,6 +10,10 @@ behind a ``lost`` status event, because something was missed:
   changes join that drop, which then completes: it is reconciled with the
   flips the board shows, and marked as having lost events, so the players
   are asked to confirm its score instead of it being scored silently;
+- while board changes no coin was seen to cause are held open by the
+  outage that cut them (the reconciler closes no such group while the link
+  is down: a coin that went in during a hub reset), the changes join them:
+  the whole cascade, so the coin is found and scored, and the players asked;
 - between drops, they form a group of their own, reported as events
   outside any drop (a hand in the board, or a coin that fell unseen) and
   flagged on the panel, and the reconciler's belief follows the board.
@@ -110,7 +114,10 @@ def resync(table, snap, seen: Look | None = None) -> list[Difference]:
     # Board time of the changes: inside the open drop (its coins are what moved
     # them), or the snapshot's own time; never before the last event fed.
     last = seen.last_t if seen.last_t is not None else table.last_board_t
-    t = last + STEP if open_drop else max(snap.t, last + STEP if last > float("-inf") else snap.t)
+    # A group still open was cut by the outage (none is closed while the link
+    # is down): the changes are the rest of it, drop or not.
+    held = seen.last_t is not None
+    t = last + STEP if open_drop or held else max(snap.t, last + STEP if last > float("-inf") else snap.t)
     what = ", ".join(d.say() for d in changed)
     why = ("while the drop was falling and the table could not see it" if open_drop
            else "while the table could not see the board (moved by hand, or a coin fell unseen)")

@@ -207,14 +207,20 @@ class SourceMixin:
         async for ev in self.source.events():
             self.handle_event(ev)
             if isinstance(ev, StatusEvent) and ev.state in ("connected", "resync") and self.halls_known:
-                asyncio.get_running_loop().create_task(self._read_positions())
+                # nothing is judged before the board was compared (a group the outage cut
+                # takes the snapshot's differences: the rest of its coin, resync.py)
+                was, self.awaiting_board = self.awaiting_board, True
+                asyncio.get_running_loop().create_task(self._read_positions(was))
 
-    async def _read_positions(self) -> None:
-        """Every switch's position, from a snapshot: events only say what changed."""
+    async def _read_positions(self, awaiting: bool = False) -> None:
+        """Every switch's position, from a snapshot: events only say what changed.
+        ``awaiting``: whether the table waited for the board before (it does again
+        when no snapshot comes)."""
         try:
             snap = await self.source.snapshot()
         except Exception as e:  # the hub went away again; the next connect asks again
             log.warning("no snapshot from the board: %s", e)
+            self.awaiting_board = awaiting
             return
         from .resync import look, resync
 
