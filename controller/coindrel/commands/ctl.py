@@ -27,6 +27,9 @@ def add_arguments(p) -> None:
     n.add_argument("--clock", choices=("30", "60", "120", "turbo", "off"), help="turn clock (default: the table's)")
     for v in ("holes", "halved", "shuffled"):
         n.add_argument(f"--{v}", action="store_true")
+    n.add_argument("--pads-clear", action="store_true",
+                   help="every coin is off the pads (answers the table's 'take every coin off the pads' as "
+                        "pressing there does)")
     b = sub.add_parser("press", help="press one of the table's buttons")
     b.add_argument("button", choices=("select", "back", "left", "right", "hold"))
 
@@ -119,12 +122,14 @@ def run(args) -> int:
                "variants": [v for v in ("holes", "halved", "shuffled") if getattr(args, v)]}
         if args.clock:
             req["clock"] = args.clock
+        if args.pads_clear:
+            req["pads_clear"] = True
     answer = request(path, req)
     if not answer.get("ok"):
         import sys
 
         print(f"coindrel ctl: {answer.get('error', 'the table refused the request')}", file=sys.stderr)
-        return 1
+        return 2  # as every error (README: errors exit 2)
     st = answer.get("status", {})
     if getattr(args, "json", False):
         print(json.dumps(st, indent=2, ensure_ascii=False))

@@ -104,6 +104,9 @@ def handle(table, request) -> dict:
 
 def new_match(table, request: dict) -> dict:
     flow = table.flow
+    pads_clear = request.get("pads_clear", False)
+    if not isinstance(pads_clear, bool):
+        raise RequestError("pads_clear: true (every coin is off the pads) or false")
     if flow.match is not None and not flow.match.over:
         raise RequestError("a match is in progress; end it first (Pause menu: End match) or wait for its end")
     players = request.get("players")
@@ -131,11 +134,20 @@ def new_match(table, request: dict) -> dict:
     c.players, c.clock, c.variants = tuple(players), clock, Variants(**{v: True for v in variants})
     c.opponent = "person"
     flow.message = None
+    confirmed = flow.clear_confirmed
+    if pads_clear:
+        flow.clear_confirmed = True  # a person says the pads are clear, as pressing at the question does
     flow.start_match(now)  # as the menu's "Start match"
     table._after_flow()
     if flow.match is None or flow.message is not None:
+        flow.clear_confirmed = confirmed  # only for this start: a later coin is asked about again
         why = flow.message.text if flow.message is not None else "the table did not start it"
-        raise RequestError(f"the match did not start: {why}")
+        fix = ""
+        if flow.need_clear:
+            fix = (" When every coin is off the pads, ask again with pads_clear (coindrel ctl new-match ... "
+                   "--pads-clear), or answer on the table (coindrel ctl press select). A served virtual board's "
+                   "pads are cleared by its c key (--keyboard) or SIGUSR1 (kill -USR1 PID).")
+        raise RequestError(f"the match did not start: {why}{fix}")
     return {"status": status_of(table)}
 
 
