@@ -96,3 +96,25 @@ def test_a_person_sets_up_a_lesson_with_the_virtual_hands(tmp_path):
     for ev in out.events[seen:]:
         table.handle_event(ev)
     assert flow.runner.still_to_set() == ()
+
+
+def test_matches_n_means_n_when_someone_else_presses_past_the_result(tmp_path):
+    """A scripted hold on the result screen moved the table on before the
+    simulated players pressed there, so they never counted that match:
+    ``--matches 2 --seed 4`` with ``{"t": 69, "press": "hold"}`` played 3."""
+    from coindrel.table.modes import Mode
+    from coindrel.table.script import Do, ScriptStep
+
+    from .awkward import rig_for, run_until
+
+    rig = rig_for(tmp_path, matches=2, seed=4)
+    try:
+        assert run_until(rig, lambda: rig.table.flow.mode is Mode.RESULT, 1500)
+        rig.apply(ScriptStep(rig.t, Do.PRESS, "hold-select", "", 1))  # a person presses past the result
+        assert rig.table.flow.mode is Mode.MENU
+        assert run_until(rig, lambda: rig.players.finished.is_set(), 1500)
+        rig.tick()
+        assert rig.table.flow.match is None or not rig.table.flow.match.results  # no third match began
+        assert len(rig.out.matches) == 2 and all(m.over for m in rig.out.matches)
+    finally:
+        rig.close()
