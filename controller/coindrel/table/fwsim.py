@@ -45,7 +45,7 @@ class FirmwareRig(FastRig):
         self.store = MatchStore(self.state_dir, **self.store_options).open()
         choices = Choices(clock=opts.clock, variants=opts.variants, players=opts.names, opponent=opts.opponent)
         self.table = Table(self.g, choices, source=self.link_source, store=self.store, clock=lambda: self.t,
-                           reveal_seconds=opts.reveal_seconds)
+                           reveal_seconds=opts.reveal_seconds, display=self.display)
         self.table.resume(self.store.recover())
         note_resumed(self.table, self.out)  # a resumed match's summary tells its runs apart
         if self.players is None:
@@ -86,6 +86,7 @@ class FirmwareRig(FastRig):
             self.apply(s)
         await self._aadvance(end)
         self.table.step()
+        self._show()
         self.players.step()
         self._remember_match()
 
