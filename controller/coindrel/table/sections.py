@@ -166,9 +166,15 @@ def check_state_dir(path: Path, where: str) -> None:
         raise ConfigError(f"{where}: {path} is a file, not a folder (or lies under one); set state_dir to a "
                           f"folder of its own, e.g. /var/lib/coindrel") from None
     except OSError as e:
+        from ..limits import KERNEL_FS, file_system_of, why_unwritable
+
         who = f"the user coindrel runs as ({_user()})"
-        raise ConfigError(f"{where}: cannot use {path} ({e.strerror}); create it writable for {who}, e.g. "
-                          f"sudo install -d -o {_user()} {path}, or set state_dir to a folder that can be") from None
+        fs = file_system_of(path)
+        if fs is not None and fs[0] in KERNEL_FS:
+            raise ConfigError(f"{where}: cannot use {path}: {why_unwritable(path, e)}; set state_dir to a folder "
+                              "on a disk, e.g. /var/lib/coindrel") from None
+        raise ConfigError(f"{where}: cannot use {path} ({why_unwritable(path, e)}); create it writable for {who}, "
+                          f"e.g. sudo install -d -o {_user()} {path}, or set state_dir to a folder that can be") from None
     finally:
         for d in reversed(made):
             try:

@@ -110,8 +110,11 @@ class MatchStore:
                     fsync_dir(d.parent)  # a new directory is only durable once its parent is synced
             fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
         except OSError as e:
-            raise StoreError(f"cannot use the state directory {self.dir}: {e.strerror}; create it writable for the "
-                             "user coindrel runs as, or set [storage] state_dir") from None
+            from ..limits import why_unwritable
+
+            raise StoreError(f"cannot use the state directory {self.dir}: {why_unwritable(self.dir, e)}; give a "
+                             "folder on a disk that the user coindrel runs as may write, e.g. /var/lib/coindrel "
+                             "([storage] state_dir, or --state-dir)") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:
