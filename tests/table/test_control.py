@@ -197,3 +197,4 @@ async def test_a_refused_new_match_exits_2_and_pads_clear_answers_the_question(s
     assert table.flow.match is not None and table.flow.match.setup.players == ("Ann", "Bo")
     (a,) = await ask(server.path, b'{"cmd": "new-match", "players": ["A", "B"], "pads_clear": "yes"}\n')
     assert not a["ok"] and "pads_clear" in a["error"]
+

@@ -100,9 +100,17 @@ def human(st: dict) -> str:
         a, b = st["players"]
         lines = [f"Round {st['round']}: {a} {st['totals'][0]}, {b} {st['totals'][1]} "
                  f"(this round {st['scores'][0]}-{st['scores'][1]}), {st['drops']} drops; "
-                 + ("match over" if st["over"] else f"{st['to_move']} to drop"), f"Screen {st['mode']}; {link}"]
+                 + (f"match over, {'a draw' if st['winner'] == 'draw' else str(st['winner']) + ' wins'}" if st["over"]
+                    else f"{st['to_move']} to drop"), f"Screen {st['mode']}; {link}"]
     if st.get("message"):
         lines.append(f"{st['message']['title']}: {st['message']['text']}")
+    a = st.get("asking")
+    if a:
+        what = "the board did not do what the engine predicted" if a.get("board_mismatch") else (
+            "the board did what the engine predicted, but the table flags it")
+        lines.append(f"Waiting for an answer about drop {a.get('drop')} ({what}):")
+        lines += [f"  {x}" for x in (*a.get("facts", ()), *a.get("findings", ()))]
+        lines.append(f"  {a.get('answer')}")
     for f in st.get("faults") or []:
         lines.append(f"Fault: {f.get('say') or f}")
     return "\n".join(lines)

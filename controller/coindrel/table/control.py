@@ -34,6 +34,7 @@ from ..errors import CoindrelError
 from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from .sections import MAX_NAME, VARIANT_NAMES
 from .setupmenu import CLOCKS
+from .simresult import winner_name
 
 log = logging.getLogger("coindrel.control")
 SOCKET_NAME = "control.sock"
@@ -66,13 +67,14 @@ def status_of(table) -> dict:
     if m is not None:
         out.update(players=list(m.setup.players), round=m.round, scores=list(m.round_scores), totals=list(m.totals),
                    turn=None if m.over else m.to_move, to_move=None if m.over else m.setup.players[m.to_move - 1],
-                   drops=len(m.results), over=m.over, winner=m.winner, variants=m.setup.variants.names(),
+                   drops=len(m.results), over=m.over, winner=winner_name(m), variants=m.setup.variants.names(),
                    clock=m.setup.clock, board=m.board.text())
         if table.journal is not None:
             out["match"] = {"number": table.journal.number, "id": table.journal.match_id}
     else:
         out.update(players=list(flow.menu.choices.players), round=None, scores=None, totals=None, turn=None,
                    to_move=None, drops=0, over=False, winner=None)
+    out["asking"] = asking(flow)
     faults = []
     if table.reconciler is not None:
         try:
@@ -82,6 +84,22 @@ def status_of(table) -> dict:
     out["faults"] = faults
     out["reports"] = table.reports
     return out
+
+
+def asking(flow) -> dict | None:
+    """What the table's screen waits for a person to answer, in its words:
+    a mismatch screen stays up until someone answers it, and "mismatch" is
+    also the screen of a drop the reconciler found right but the table
+    flagged (a coin out of turn, in another entry than the clock chose)."""
+    d = flow.diagnosis
+    if flow.mode not in ("mismatch", "correct") or d is None:
+        return None
+    findings, facts = list(getattr(d, "findings", ()) or ()), list(getattr(d, "facts", ()) or ())
+    return {"screen": str(flow.mode), "drop": getattr(d, "drop", None), "title": getattr(d, "title", ""),
+            "board_mismatch": bool(findings), "findings": findings, "facts": facts,
+            "answers": list(getattr(d, "options", ()) or ()),
+            "answer": "coindrel ctl press back answers \"Board is right\"; right reads on page by page, then "
+                      "select chooses the marked answer"}
 
 
 def handle(table, request) -> dict:
