@@ -186,22 +186,38 @@ def _to_the_last_drop(flow):
 
 
 @pytest.mark.parametrize("answer", ["Board is right", "Correct score", "Correct score, cancelled"])
-def test_a_mismatched_last_drop_ends_the_match_only_once_it_is_answered(answer):
+def test_a_mismatched_last_drop_files_the_match_as_it_ends_and_a_correction_reopens_it(answer):
+    """The match is filed as it ends (the history and ``ctl status`` agree at
+    once; it waited for the last mismatch's answer). Correcting the last drop
+    reopens it, and it is filed again when it ends again."""
     flow = make_flow(clock="off")
     m, entry, now = _to_the_last_drop(flow)
     finding = type("F", (), {"say": "Exit 16 did not see a coin."})()
     flow.on_entry(entry, now)
     flow.on_report(report_for(m, entry, len(m.results) + 1, verdict="mismatch", seen=(), diagnosis=[finding]), now)
     assert m.over and flow.mode == "mismatch"
-    assert not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
+    ends = lambda got: [k for k in got if k[0] in (fx.END_MATCH, fx.REOPEN_MATCH)]  # noqa: E731
+    assert ends(kinds(flow)) == [(fx.END_MATCH, "finished", None)]
     flow.tick(now + 60)  # however long the players take
-    assert flow.mode == "mismatch" and not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
+    assert flow.mode == "mismatch" and not ends(kinds(flow))
     choose(flow, answer.split(",")[0], now + 61)
     if answer.startswith("Correct"):
-        assert flow.mode == "correct" and not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
+        assert flow.mode == "correct" and ends(kinds(flow)) == [(fx.REOPEN_MATCH, "", None)]
         flow.on_action("back" if "cancelled" in answer else "hold-select", now + 62)
-    assert m.over and flow.mode == "round-result"
-    assert [k for k in kinds(flow) if k[0] == fx.END_MATCH] == [(fx.END_MATCH, "finished", None)]
+        assert m.over and flow.mode == "round-result"
+        assert ends(kinds(flow)) == [(fx.END_MATCH, "finished", None)]  # filed again, with what it scores now
+    assert m.over and flow.mode == "round-result" and not ends(kinds(flow))
     flow.tick(now + 70)
     flow.on_action("select", now + 71)
-    assert flow.mode == "result" and not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
+    assert flow.mode == "result" and not ends(kinds(flow))
+
+
+def test_undoing_the_last_drop_of_a_filed_match_reopens_it():
+    flow = make_flow(clock="off")
+    m, entry, now = _to_the_last_drop(flow)
+    finding = type("F", (), {"say": "Exit 16 did not see a coin."})()
+    flow.on_entry(entry, now)
+    flow.on_report(report_for(m, entry, len(m.results) + 1, verdict="mismatch", seen=(), diagnosis=[finding]), now)
+    assert [k for k in kinds(flow) if k[0] == fx.END_MATCH] == [(fx.END_MATCH, "finished", None)]
+    choose(flow, "Undo last drop", now + 1)
+    assert not m.over and [k for k in kinds(flow) if k[0] == fx.REOPEN_MATCH] == [(fx.REOPEN_MATCH, "", None)]

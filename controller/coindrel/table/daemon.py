@@ -61,6 +61,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
             from ..sources.keyed import KeyedSource
 
             source = KeyedSource()
+        self.filed = None  # (summary, match) of the match last filed as finished
         self.source, self.display, self.outputs, self.store, self.notifier = source, display, outputs, store, notifier
         self._clock = clock
         self.offset = 0.0  # match time = clock() + offset
@@ -287,10 +288,28 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
             self._save(self.journal.sync_match, match)
             self.save_timing()
             if how == "finished":
-                self.store.finish(self.journal, match)
+                summary = self.store.finish(self.journal, match)
+                self.filed = (summary, match)  # its last drop may still be undone or corrected
             else:
                 self.store.abandon(self.journal, match, why)
         self.journal = self.journalled = None
+
+    def _reopen_match(self, match: Match) -> None:
+        """The players undo or correct the last drop of a match just filed:
+        its journal comes back from the history to take what follows."""
+        filed, self.filed = self.filed, None
+        if self.store is None or self.failed is not None or filed is None or filed[1] is not match:
+            return
+        if self.journal is not None:
+            return  # another match's journal is open: the change stays in the flow only
+        from .store import StoreError
+
+        try:
+            self.journal = self.store.reopen(filed[0])
+        except (JournalError, StoreError, OSError) as e:
+            log.error("could not reopen match %s to take the undone drop: %s", filed[0].id, e)
+            return
+        self.journalled = match
 
     def _status(self) -> None:
         text = status_text(self.flow.match)

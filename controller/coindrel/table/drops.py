@@ -183,8 +183,8 @@ class DropInputs:
         if m.over or m.phase == PHASE_REVEAL:
             if not m.over:
                 self._emit(fx.Sound("round-over"))
-            elif not self.diagnosis:
-                self.match_ended()
+            else:
+                self.match_ended()  # filed now, even while its last drop's mismatch is asked about
             self.finished_round = result.round
             self._go(Mode.MISMATCH if self.diagnosis else Mode.ROUND_RESULT, now)
             return
@@ -195,16 +195,27 @@ class DropInputs:
             self._go(Mode.MISMATCH, now)
 
     def match_ended(self) -> None:
-        """The match is over and stays so: its end is filed, once. Never while
-        the last drop's mismatch is still asked about: "Undo last drop" there
-        plays on, and the drop played again must go into the same journal."""
+        """The match is over: its end is filed, once, as it ends (the history
+        and the status agree at once). While its last drop's mismatch is
+        asked about, "Undo last drop" or "Correct score" there reopens it
+        (``reopen_ended``): the drop played again goes into the same journal."""
         m = self.match
         if m is None or not m.over or self.ended is m:
             return
         self.ended = m
-        self._emit(fx.Sound("draw" if m.winner == "draw" else "match-won"))
+        if not self.diagnosis:
+            self._emit(fx.Sound("draw" if m.winner == "draw" else "match-won"))
         self._emit(fx.EndMatch("finished", m))
         self.last_board = m.board.copy()
+
+    def reopen_ended(self) -> None:
+        """The filed match's last drop is undone or corrected: it is not over
+        any more (or will end again with another score): file it again later."""
+        m = self.match
+        if m is not None and self.ended is m:
+            self.ended = None
+            self.last_board = None
+            self._emit(fx.ReopenMatch(m))
 
     def _drop_again(self, now: float) -> None:
         """The dropper's coin was never seen (it fell while the hub was away,

@@ -166,6 +166,8 @@ class Mismatch(Screen):
             return
         flow.diagnosis = None
         answer = tuple(Answer)[chosen]
+        if answer in (Answer.UNDO, Answer.CORRECT):
+            flow.reopen_ended()  # the last drop of a filed match: its journal takes the change
         if answer is Answer.UNDO:
             flow._undo(now)
             return
