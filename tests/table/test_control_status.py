@@ -50,3 +50,22 @@ def test_the_history_says_an_over_match_waits_for_its_last_answer():
     s = MatchSummary(1, "0001-x", "in progress", players=("Ann", "Bo"), totals=(30, 12), round=4, winner=1)
     assert _outcome(s) == "over (Ann wins), the last drop waits for an answer on the table"
     assert _outcome(MatchSummary(1, "0001-x", "in progress", round=2)) == "in progress, round 2"
+
+
+def test_status_while_the_players_correct_a_score_says_how():
+    from coindrel.commands.ctl import human
+
+    from .flowkit import choose, make_flow, report_for, started
+
+    flow = make_flow(clock="off")
+    m = started(flow)
+    finding = type("F", (), {"say": "Exit 16 did not see a coin."})()
+    flow.on_entry(3, 1.0)
+    flow.on_report(report_for(m, 3, 1, verdict="mismatch", seen=(), diagnosis=[finding]), 1.5)
+    a = control.asking(flow)
+    assert a["board_mismatch"] is True and a["findings"] == ["Exit 16 did not see a coin."]
+    choose(flow, "Correct score", 2.0)
+    a = control.asking(flow)
+    assert a["screen"] == "correct" and a["drop"] == 1 and "hold is done" in a["answer"]
+    st = {"link": {"up": True, "detail": ""}, "round": None, "mode": "correct", "asking": a}
+    assert "the players count its coins" in human(st)

@@ -106,8 +106,8 @@ def human(st: dict) -> str:
         lines.append(f"{st['message']['title']}: {st['message']['text']}")
     a = st.get("asking")
     if a:
-        what = "the board did not do what the engine predicted" if a.get("board_mismatch") else (
-            "the board did what the engine predicted, but the table flags it")
+        what = {True: "the board did not do what the engine predicted", None: "the players count its coins",
+                False: "the board did what the engine predicted, but the table flags it"}[a.get("board_mismatch")]
         lines.append(f"Waiting for an answer about drop {a.get('drop')} ({what}):")
         lines += [f"  {x}" for x in (*a.get("facts", ()), *a.get("findings", ()))]
         lines.append(f"  {a.get('answer')}")

@@ -86,20 +86,28 @@ def status_of(table) -> dict:
     return out
 
 
+_ANSWERING = ("coindrel ctl press back answers \"Board is right\"; right reads on page by page, then select "
+              "chooses the marked answer")
+_CORRECTING = ("coindrel ctl press right or left moves to an exit, select adds a coin there, hold is done "
+               "(the drop scores what was counted)")
+
+
 def asking(flow) -> dict | None:
     """What the table's screen waits for a person to answer, in its words:
     a mismatch screen stays up until someone answers it, and "mismatch" is
     also the screen of a drop the reconciler found right but the table
     flagged (a coin out of turn, in another entry than the clock chose)."""
     d = flow.diagnosis
-    if flow.mode not in ("mismatch", "correct") or d is None:
+    if flow.mode == "correct" and flow.match is not None:
+        return {"screen": "correct", "drop": len(flow.match.results), "title": "Coins at each exit",
+                "board_mismatch": None, "findings": [], "facts": [], "answers": [], "answer": _CORRECTING}
+    if flow.mode != "mismatch" or d is None:
         return None
     findings, facts = list(getattr(d, "findings", ()) or ()), list(getattr(d, "facts", ()) or ())
     return {"screen": str(flow.mode), "drop": getattr(d, "drop", None), "title": getattr(d, "title", ""),
             "board_mismatch": bool(findings), "findings": findings, "facts": facts,
             "answers": list(getattr(d, "options", ()) or ()),
-            "answer": "coindrel ctl press back answers \"Board is right\"; right reads on page by page, then "
-                      "select chooses the marked answer"}
+            "answer": _ANSWERING}
 
 
 def handle(table, request) -> dict:
