@@ -114,7 +114,7 @@ class MatchStore:
 
             raise StoreError(f"cannot use the state directory {self.dir}: {why_unwritable(self.dir, e)}; give a "
                              "folder on a disk that the user coindrel runs as may write, e.g. /var/lib/coindrel "
-                             "([storage] state_dir, or --state-dir)") from None
+                             "([storage] state_dir, or the command's --state-dir)") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:
