@@ -147,13 +147,16 @@ def provenance(worlds: list[World], physics) -> None:
             continue
         old = cand.world.came
         visited = cand.trace.visited()
-        came = {t: (p, side) for t, p, side in old if t not in visited and w.codes[t] & COIN and w.codes[t] != HOLE}
+        came: dict = {}
+        for t, p, side in old:
+            if t not in visited and w.codes[t] & COIN and w.codes[t] != HOLE:
+                came.setdefault(t, set()).add((p, side))
         if cand.entries and not cand.sticky and not cand.hand:
             codes = bytearray(cand.codes0)
             new = physics.rests_via(codes, physics.starts(cand.entries), physics.table(cand.stuck, cand.slips, cand.jams))
             if bytes(codes) == w.codes:  # the same cascade (no hand or replay the plain run leaves out)
                 came.update(new)
-        w.came = tuple(sorted((t, p, side) for t, (p, side) in came.items() if side >= 0))
+        w.came = tuple(sorted((t, p, side) for t, vias in came.items() for p, side in vias if side >= 0))
 
 
 def next_worlds(ranked: list[tuple], geometry, at: int = 0) -> list[World]:
