@@ -22,7 +22,7 @@ from ..engine import catalog
 from ..engine import BoardState, Geometry, Variants, standard_geometry
 from ..engine.core import HOLE, PAD_R
 from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
-from .belief import KEEP_WORLDS, UNEXPLAINED, Finding, findings, next_worlds, posterior, provenance
+from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior, provenance, vouched_worlds
 from .faults import EventsLost, Unexplained, is_persistent
 from .grouping import Group, Predictor
 from .health import HealthTracker
@@ -50,10 +50,6 @@ LEAD = 0.03
 FORCE_HORIZON = 3 * STREAM_HORIZON
 FORCE_FALL = 1.5
 MAX_SIZE = 4  # explanations needing more new faults than this are not offered
-# The players' "Board is right" against explanations that said a hall lies:
-# those are kept at this (log) weight below the ones that agree with the halls.
-DENIED = math.log(0.02)  # how often "Board is right" is pressed without a look at that rocker
-DENIED_AT_MOST = math.log(0.5)  # the players' word still comes first
 
 
 def initial_readings(state: BoardState) -> list[str]:
@@ -220,31 +216,7 @@ class Reconciler:
         hall the diagnosis held lying at the side the cascade proved)."""
         self.flush()
         if halls_right and keep_faults:
-            # The explanations held as less likely that agree with the halls
-            # (e.g. a stuck rocker against a lying hall) are the ones left:
-            # they know the resting coins, which nothing senses.
-            sides = [c & PAD_R for c in state.codes]
-            affirmed = {s for s, c in enumerate(state.codes) if c != HOLE and self.readings[s] == "LR"[c & PAD_R]}
-            agree = [w for w in self.worlds if [c & PAD_R for c in w.codes] == sides
-                     and not any(f.name == catalog.HALL_FAULT and self.switch_index[f.switch] in affirmed for f in w.faults)]
-            denied = [w for w in self.worlds if w not in agree]
-            if agree:
-                top = agree[0].logw
-                kept = [World(self.geometry, w.codes, w.faults, w.logw - top, w.jammed, w.story, w.came, origin=w.origin) for w in agree]
-            else:
-                top = self.worlds[0].logw
-                faults = frozenset(f for f in self.worlds[0].faults
-                                   if f.name != catalog.HALL_FAULT or self.switch_index[f.switch] not in affirmed)
-                kept = [World(self.geometry, state.codes, faults)]
-            # "Board is right" is also the mismatch screen's back button: it
-            # is pressed to go on as often as after a look at the rockers. A
-            # hall the cascades proved wrong is not cleared by it: the
-            # explanations it denies are kept behind the players' word, so
-            # the next coin past that rocker finds the lying hall again
-            # instead of inventing a coin or a jam to fit the denied side.
-            kept += [World(self.geometry, w.codes, w.faults, min(w.logw - top + DENIED, DENIED_AT_MOST), w.jammed, w.story, w.came,
-                           origin=w.origin) for w in denied]
-            self.worlds = kept[:KEEP_WORLDS]
+            self.worlds = vouched_worlds(self.worlds, state, self.readings, self.switch_index)
             return
         faults = self.worlds[0].faults if keep_faults else frozenset()
         if halls_right:
