@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from coindrel.engine import BoardState, standard_geometry
+from coindrel.engine import BoardState, Variants, standard_geometry
 from coindrel.engine.core import COIN, HOLE
 from coindrel.table.fastsim import FastRig, believed_start
 from coindrel.table.script import parse_script
@@ -158,3 +158,19 @@ def test_a_lying_hall_is_named_to_the_end(tmp_path, mode):
     named = [(f["fault"], f["where"]) for f in result["faults"]]
     assert named[:1] == [("hall_fault", "R4S1")], named
     assert not [m for m in result["mismatch_drops"] if "jamming" in m["said"]], result["mismatch_drops"]
+
+
+def test_a_sim_with_the_tables_own_opponent_repeats_from_its_seed(tmp_path):
+    """Found by a newcomer: `sim --fast --seed 1 --opponent hard` gave 40-180, then 56-191."""
+    import asyncio
+
+    from coindrel.table.fastsim import run_fast
+    from coindrel.table.sim import SimOptions
+
+    def one(k):
+        opts = SimOptions(display="none", state_dir=str(tmp_path / str(k)), opponent="hard", seed=3,
+                          variants=Variants(shuffled=True))
+        r = asyncio.run(run_fast(opts, [], until=60))
+        return r["totals"], r["drops"]
+
+    assert one(1) == one(2)
