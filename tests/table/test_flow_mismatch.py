@@ -148,6 +148,36 @@ def test_board_is_right_believes_the_switches_as_the_halls_read_them():
     assert any(e.get("do") == "board" for e in m.log)  # journalled: a restart believes it too
 
 
+@pytest.mark.parametrize("confidence, kept", [(0.9, True), (0.6, False)])
+def test_board_is_right_keeps_a_hall_the_diagnosis_holds_lying(confidence, kept):
+    """Found by a newcomer (sim --fault hall_fault@R4S1,mode=inverted ended
+    "Faults named: jam at R4S1 right outlet"): "Board is right" is also the
+    back button, and players see rockers, not sensors; a hall the diagnosis
+    on screen is sure of lying keeps the side the cascade proved. A hall
+    fault it is not sure of (a tie after an outage) is the players' to deny."""
+    from coindrel.engine import HallFault
+    from coindrel.reconcile.belief import Finding
+
+    flow = make_flow()
+    m = started(flow)
+    o = drop(m.board, [3])
+    for s, label in enumerate(G.labels):
+        flow.on_event(SwitchEvent(1.0, label, "LR"[o.board.codes[s] & 1]), 1.0)
+    believed = bytearray(o.board.codes)
+    r3s4 = G.labels.index("R3S4")
+    believed[r3s4] ^= 1  # the cascade proved R3S4 on the other side than its hall reads
+    rep = DropReport(drop=1, entry=3, entry_seen=True, t=1.0, expected_exits=o.exits, observed_exits=o.exits,
+                     verdict="mismatch", diagnosis=[Finding(HallFault("R3S4"), confidence)],
+                     state=BoardState(G, bytes(believed)).rows(), scored_exits=o.exits)
+    flow.on_report(rep, 2.0)
+    kinds(flow)
+    choose(flow, "Board is right", 3.0)
+    assert flow.mode == "turn"
+    assert m.board.codes[r3s4] == (believed[r3s4] if kept else o.board.codes[r3s4])
+    others = [s for s in range(G.switch_count) if s != r3s4]
+    assert [m.board.codes[s] for s in others] == [o.board.codes[s] for s in others]
+
+
 def test_board_is_right_without_hall_sensors_keeps_the_explained_board():
     flow = TableFlow(G, Choices(), new_seed=lambda: 1234, read_board=lambda: BoardState.parse(FLAT), has_halls=False)
     m = started(flow)

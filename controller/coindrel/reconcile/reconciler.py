@@ -22,7 +22,7 @@ from ..engine import catalog
 from ..engine import BoardState, Geometry, Variants, standard_geometry
 from ..engine.core import HOLE, PAD_R
 from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
-from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior, provenance
+from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior, provenance, vouched_worlds
 from .faults import EventsLost, Unexplained, is_persistent
 from .grouping import Group, Predictor
 from .health import HealthTracker
@@ -113,6 +113,11 @@ class Reconciler:
     def feed(self, ev) -> None:
         """One board event (or a source's status event), in time order."""
         if isinstance(ev, StatusEvent):
+            if self._group is not None and ev.t > self._group.deadline(self.timing):
+                # The drop ended before the link went: what the live table's
+                # poll closes between events, a log's replay closes here, so
+                # both reconcile it alike (it lost nothing).
+                self._close()
             if ev.state in ("lost", "resync"):  # events the hub could not give back, or a hub that restarted
                 self.unsure = {i for i, c in enumerate(self.worlds[0].codes) if c != HOLE}
             if ev.state in ("lost", "disconnected", "resync", "error"):
@@ -206,19 +211,13 @@ class Reconciler:
     def reset(self, state: BoardState, keep_faults: bool = True, halls_right: bool = False) -> None:
         """The match set the board (new match, undo): believe ``state`` now.
         ``halls_right``: the players said the board is right, and ``state``
-        has its switches as the halls read them, so no hall is faulty."""
+        has its switches as the halls read them, so no hall is faulty
+        (but one whose reading ``state`` did not take: the table keeps a
+        hall the diagnosis held lying at the side the cascade proved)."""
         self.flush()
         if halls_right and keep_faults:
-            # The explanations held as less likely that agree with the halls
-            # (e.g. a stuck rocker against a lying hall) are the ones left:
-            # they know the resting coins, which nothing senses.
-            sides = [c & PAD_R for c in state.codes]
-            agree = [w for w in self.worlds if [c & PAD_R for c in w.codes] == sides
-                     and not any(f.name == catalog.HALL_FAULT for f in w.faults)]
-            if agree:
-                top = agree[0].logw
-                self.worlds = [World(self.geometry, w.codes, w.faults, w.logw - top, w.jammed, w.story, origin=w.origin) for w in agree]
-                return
+            self.worlds = vouched_worlds(self.worlds, state, self.readings, self.switch_index)
+            return
         faults = self.worlds[0].faults if keep_faults else frozenset()
         if halls_right:
             faults = frozenset(f for f in faults if f.name != catalog.HALL_FAULT)

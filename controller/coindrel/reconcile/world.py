@@ -99,11 +99,9 @@ class World:
                 out[(f, 0)] = 1.0
         return out
 
-    def came_at(self, s: int):
-        for t, parent, side in self.came:
-            if t == s:
-                return parent, side
-        return None
+    def came_at(self, s: int) -> list:
+        """The chutes the coin resting on ``s`` may have come by: [(parent, side)]."""
+        return [(parent, side) for t, parent, side in self.came if t == s]
 
     @property
     def index(self) -> FaultIndex:

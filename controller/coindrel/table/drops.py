@@ -13,7 +13,8 @@ import dataclasses
 
 from ..display import DiagnosisView, MessageView, mismatch_view, revision_view, stray_view
 from ..display.notices import seen_text
-from ..engine import PHASE_FALLING, PHASE_REVEAL, PHASE_TURN, BoardState, entry_label
+from ..reconcile.revise import TIED
+from ..engine import PHASE_FALLING, PHASE_REVEAL, PHASE_TURN, BoardState, EngineError, catalog, entry_label
 from . import effects as fx
 from .modes import Mode
 from .modes_match import ANSWERS
@@ -88,6 +89,7 @@ class DropInputs:
             facts.append(f"Coin out of turn ({coin_screen.aside}): it counts as {name}'s drop.")
         if forced is not None and report.entry != forced:
             facts.append(f"Coin in {entry_label(report.entry)}; the clock chose {entry_label(forced)}.")
+        self.blamed_halls = blamed_halls(report, self.geometry)
         if report.verdict != "ok" or facts or report.diagnosis:
             self.diagnosis = mismatch_view(report, findings=report.diagnosis[:3], facts=tuple(facts), options=ANSWERS)
             if self.diagnosis.drop != len(m.results):  # the match's count (a restarted reconciler counts anew)
@@ -228,3 +230,24 @@ class DropInputs:
         if entry is not None and now - max(self.dropped_t, self.link_since) >= DROP_AGAIN:
             self._emit(fx.Drop(entry))
             self.dropped_t = now
+
+
+# A hall the diagnosis on screen holds lying at least this surely (the
+# reconciler's own "not a tie", reconcile.revise.TIED); a hall fault less sure
+# than that (pads nobody saw after an outage, say) is the players' to deny.
+BLAMED = TIED
+
+
+def blamed_halls(report, geometry) -> frozenset:
+    """The switches whose hall sensor ``report``'s diagnosis holds lying (its
+    hall_fault findings at BLAMED or more): "Board is right", which is also
+    the mismatch screen's back button, does not take their readings."""
+    out = set()
+    for f in getattr(report, "diagnosis", None) or ():
+        fault = getattr(f, "fault", None)
+        if getattr(fault, "name", None) == catalog.HALL_FAULT and f.confidence >= BLAMED:
+            try:
+                out.add(geometry.index(fault.switch))
+            except EngineError:
+                pass
+    return frozenset(out)
