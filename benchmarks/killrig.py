@@ -367,16 +367,21 @@ class KillRig:
         drops = [d for d in drops if d not in between]
         res.drops = len(drops)
         res.scored = len(turns)
-        # each journal drop to the board's drop at the same time (board clock) and entry
+        # each journal drop to the board's drop at the same time (board clock) and entry. Across a
+        # hub's power cut the table's board clock goes on by its estimate of the time the hub was away
+        # (the hub's own clock began again), a few tenths of a second off: the offset the last drop
+        # matched with is carried on
         free = list(range(len(turns)))
+        offset = 0.0
         for d in drops:
             near = [k for k in free if turns[k][1] == d["entry"] and turns[k][0] is not None
-                    and abs(turns[k][0] - d["t"]) < MATCH_WINDOW]
+                    and abs(turns[k][0] - d["t"] - offset) < MATCH_WINDOW]
             if not near:
                 res.lost += 1
                 res.lost_unpowered += any(a <= d["t"] <= b for a, b in dark)
                 continue
-            k = min(near, key=lambda k: abs(turns[k][0] - d["t"]))
+            k = min(near, key=lambda k: abs(turns[k][0] - d["t"] - offset))
+            offset = turns[k][0] - d["t"]
             free.remove(k)
             _, _, exits, flagged = turns[k]
             if exits == d["exits"]:

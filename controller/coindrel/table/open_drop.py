@@ -101,7 +101,7 @@ def saved_report(d: dict, geometry, number: int | None):
             observed_exits=observed, observed_flips=dict(obs.get("flips") or {}), verdict=str(d.get("verdict", "ok")),
             diagnosis=[str(f.get("say", "")) if isinstance(f, dict) else str(f) for f in d.get("diagnosis") or ()],
             state=state, scored_exits=tuple(int(x) - 1 for x in scored) if scored is not None else observed,
-            t_end=float(d.get("t_end") or 0.0),
+            t_end=float(d.get("t_end") or 0.0), t_last=float(d.get("t_last") or 0.0),
         )
     except (EngineError, KeyError, TypeError, ValueError, AttributeError):
         return None
