@@ -70,6 +70,7 @@ class Result:
     silent: int = 0  # other exits than the board's, not flagged
     lost: int = 0
     lost_unpowered: int = 0  # of those, drops that fell while the hub had no power (unplugged, resetting)
+    lost_seen: list = field(default_factory=list)  # the truth's numbers of the others (the hub had power)
     duplicated: int = 0
     kills: int = 0
     kills_falling: int = 0
@@ -83,7 +84,8 @@ class Result:
             f"drops on the board {self.drops} ({self.between} more between matches, not scored by design), "
             f"in the journal {self.scored}",
             f"exact {self.exact}, other exits flagged {self.flagged}, other exits silent {self.silent}",
-            f"lost {self.lost} ({self.lost_unpowered} fell while the hub had no power), duplicated {self.duplicated}",
+            f"lost {self.lost} ({self.lost_unpowered} fell while the hub had no power), duplicated {self.duplicated}"
+            + (f"; lost with the hub powered: board drops {', '.join(map(str, self.lost_seen))}" if self.lost_seen else ""),
             f"kills {self.kills} ({self.kills_falling} while coins fell), matches {self.matches}",
             f"belief of the rockers matches the board at the end: {self.belief_ok}",
         ] + [f"problem: {p}" for p in self.problems]
@@ -349,8 +351,12 @@ class KillRig:
         truth = [json.loads(x) for x in self.truth.read_text().splitlines() if x.strip()]
         drops = [d for d in truth if d.get("kind") == "drop"]
         # an unplugged or resetting hub has no power: what falls then nobody sees (a boot takes about a second)
-        dark = [(f["t"], f["t"] + f.get("duration", 0.0) + BOOT) for f in truth
-                if f.get("kind") == "fault" and f.get("fault") in ("unplug", "hub_reset")]
+        dark = []
+        for f in sorted((f for f in truth if f.get("kind") == "fault" and f.get("fault") in ("unplug", "hub_reset")),
+                        key=lambda f: f["t"]):
+            if dark and f["t"] < dark[-1][1] - BOOT:
+                continue  # the cable is out already (or the hub is off): its own replug brings the hub back
+            dark.append((f["t"], f["t"] + f.get("duration", 0.0) + BOOT))
         drops.sort(key=lambda d: d["t"])
         turns = []  # (board time, entry 1.., exits 1.., flagged) of every drop the journal holds
         refs = self.match_refs()
@@ -378,7 +384,10 @@ class KillRig:
                     and abs(turns[k][0] - d["t"] - offset) < MATCH_WINDOW]
             if not near:
                 res.lost += 1
-                res.lost_unpowered += any(a <= d["t"] <= b for a, b in dark)
+                unpowered = any(a <= d["t"] <= b for a, b in dark)
+                res.lost_unpowered += unpowered
+                if not unpowered:
+                    res.lost_seen.append(d["drop"])
                 continue
             k = min(near, key=lambda k: abs(turns[k][0] - d["t"] - offset))
             offset = turns[k][0] - d["t"]

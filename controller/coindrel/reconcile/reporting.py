@@ -8,8 +8,10 @@ from ..engine.core import HOLE, PAD_R
 from .report import DropReport, attribute, drop_extras, healthy, rows, split
 
 
-def drop_reports(physics, obs, best, order, found, prev_codes: bytes, ok: bool, ranked, first: int, final_codes: bytes) -> list[DropReport]:
-    """Reports numbered from ``first`` for the drops in ``order`` ((t, entry, seen))."""
+def drop_reports(physics, obs, best, order, found, prev_codes: bytes, ok: bool, ranked, first: int, final_codes: bytes,
+                 rest: float = 0.0) -> list[DropReport]:
+    """Reports numbered from ``first`` for the drops in ``order`` ((t, entry, seen)). ``rest``:
+    how long a coin may still fall after its last event before it rests (``Timing.silence``)."""
     g, labels = physics.geometry, physics.geometry.labels
     parts = split(physics, best, [e for _, e, _ in order])
     ends = [t for t, _, _ in order]  # each drop's own last event: at least its coin going in
@@ -19,6 +21,7 @@ def drop_reports(physics, obs, best, order, found, prev_codes: bytes, ok: bool, 
         ends = [obs.t1]
     else:
         seen_exits, seen_flips = attribute_events(obs, parts, labels, ends)
+        ends = [min(obs.t1, e + rest) for e in ends]
     reports, visits = [], []
     extra = drop_extras(obs, best, order)
     # A change to the belief (a coin added or taken, a pad the hall hid)
@@ -138,7 +141,7 @@ def fallback_codes(physics, obs, world, halls: bool = True) -> bytes:
     return bytes(codes)
 
 
-def plain_reports(physics, obs, prev_codes: bytes, finding, first: int, final_codes: bytes) -> list[DropReport]:
+def plain_reports(physics, obs, prev_codes: bytes, finding, first: int, final_codes: bytes, rest: float = 0.0) -> list[DropReport]:
     """Mismatch lines with one finding (events lost, nothing explains it): one
     per entry the beams saw, or one outside drops."""
     g, labels = physics.geometry, physics.geometry.labels
@@ -159,7 +162,7 @@ def plain_reports(physics, obs, prev_codes: bytes, finding, first: int, final_co
             observed_flips=obs.flips_json(labels) if last else {},
             verdict="mismatch", diagnosis=[finding], scored_exits=expected.exits,
             state=rows(g, final_codes if last else codes),
-            t_last=0.0 if last else t,  # its own events, unknown: only the last one's are known to run on
+            t_last=0.0 if last else min(obs.t1, t + rest),  # its own events are unknown: it fell at least so long
         ))
     return reports
 

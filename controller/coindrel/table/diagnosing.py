@@ -145,12 +145,15 @@ class DiagnosisMixin:
         predicted, the players' "Board is right": ``halls_right``; their
         set-up of a new match: ``pads_checked``, the resting coins are known)."""
         self._reconciler_for(match or self.flow.match)
+        # within a match (an answer, an undo put back, a coin lost) a coin falling now is the next drop:
+        # its events are kept; a new match lets go of what fell before it
+        keep_open = not pads_checked
         if self._diag is not None:
-            self._diag.reset(board, halls_right=halls_right)
+            self._diag.reset(board, halls_right=halls_right, keep_open=keep_open)
             if pads_checked:
                 self._diag.call(_pads_known)
         else:
-            self.reconciler.reset(board, halls_right=halls_right)
+            self.reconciler.reset(board, halls_right=halls_right, keep_open=keep_open)
             if pads_checked:
                 self.reconciler.pads_known()
 
