@@ -158,3 +158,42 @@ def _verdicts(state_dir):
     from coindrel.table.journal import read_journal
 
     return [r.data for r in read_journal(state_dir / "match.journal").records if r.kind == "verdict"]
+
+
+def test_the_health_says_since_which_drop_of_the_match(tmp_path):
+    """The persistent faults ``coindrel ctl status`` shows ("since drop N")
+    count the match's drops, as the players do: not the reconciler's own
+    count, which starts from 1 again after a restart."""
+    clock = Clock()
+
+    def table_now():
+        t = Table(G, Choices(clock="off"), source=Sensed(), store=MatchStore(tmp_path, **FAST).open(),
+                  new_seed=lambda: 7, clock=clock)
+        t.learn_positions({label: "L" for label in G.labels})
+        t.resume(t.store.recover())
+        return t
+
+    table = table_now()
+    for press in ("select", "select", "select"):
+        table.handle_action(press)
+
+    def feed(events):
+        for ev in events:
+            clock.t = ev.t
+            table.handle_event(ev)
+            table.step()
+
+    feed(_entry8_through(10.0))
+    _settle(table, clock, 13.0)
+    feed([EntryEvent(13.0, 7)])  # rests on R1S8
+    _settle(table, clock, 16.0)
+    assert len(table.flow.match.results) == 2
+    table.store.close()  # a restart: the new reconciler counts from 1
+    table = table_now()
+    assert len(table.flow.match.results) == 2
+    feed([EntryEvent(20.0, 4)] + [SwitchEvent(20.1 + 0.12 * k, label, side) for k, label in enumerate(
+        ("R1S5", "R2S5", "R3S6", "R4S6", "R5S7")) for side in ("mid", "R")])  # exit 14 says nothing
+    _settle(table, clock, 26.0)
+    assert len(table.flow.match.results) == 3
+    faults = [f for f in table.persistent_faults() if f["fault"] == "exit_sensor_dead"]
+    assert faults and faults[0]["first_drop"] == 3, faults

@@ -134,10 +134,20 @@ class DiagnosisMixin:
         if self.reconciler is None:
             return []
         if self._diag is None:
-            return self.reconciler.health().faults
+            return [self._match_numbered(f) for f in self.reconciler.health().faults]
         done = self._diag.call(_health_faults)
         done.add_done_callback(lambda f: f.exception() is None and setattr(self, "_faults", f.result()))
-        return list(getattr(self, "_faults", []))
+        return [self._match_numbered(f) for f in getattr(self, "_faults", [])]
+
+    def _match_numbered(self, fault: dict) -> dict:
+        """A fault's drops ("since drop N") as the match numbers them, the
+        numbers the players see: the reconciler counts its own (from 1 again
+        after a restart, and second coins in a turn too)."""
+        out = dict(fault)
+        for key in ("first_drop", "last_drop"):
+            if out.get(key) is not None:
+                out[key] = match_drop(self.drop_numbers, out[key])
+        return out
 
     def _believe(self, board: BoardState, match: Match | None = None, halls_right: bool = False,
                  pads_checked: bool = False) -> None:
@@ -248,6 +258,16 @@ def _restore(rec: Reconciler, saved: dict, where) -> None:
 
 
 # What the child is asked (they pickle: module-level functions and plain classes).
+
+def match_drop(numbers: dict, n: int) -> int | None:
+    """The match's number of the reconciler's drop ``n`` (``numbers``: the
+    table's map). A second coin in a turn is no drop of the match: it fell
+    with the drop before it. None: before any drop this table numbered."""
+    if n in numbers:
+        return numbers[n]
+    before = [k for k in numbers if k < n]
+    return numbers[max(before)] if before else None
+
 
 def _health_faults(rec: Reconciler) -> list:
     return rec.health().faults
