@@ -35,7 +35,7 @@ from .search import Search
 from .sensors import derive
 from .stray import explain_stray, unseen_drop
 from .timing import Timing
-from .world import World, fault_index, marginals
+from .world import World, fault_index, marginals, with_sides
 
 LIVE = math.log(1e-4)  # worlds less likely than this (relative to the best) are dropped
 LIVE_MAX = 4
@@ -50,14 +50,6 @@ LEAD = 0.03
 FORCE_HORIZON = 3 * STREAM_HORIZON
 FORCE_FALL = 1.5
 MAX_SIZE = 4  # explanations needing more new faults than this are not offered
-
-
-def _with_sides(w: World, sides: dict, geometry) -> World:
-    codes = bytearray(w.codes)
-    for s, side in sides.items():
-        if codes[s] != HOLE:
-            codes[s] = (codes[s] & ~PAD_R & 0xFF) | side
-    return World(geometry, bytes(codes), w.faults, w.logw, w.jammed, w.story, origin=w.origin)
 
 
 def initial_readings(state: BoardState) -> list[str]:
@@ -232,7 +224,7 @@ class Reconciler:
             sides = {s: SIDES.get(self.readings[s]) for s in moved}
             sides = {s: side for s, side in sides.items() if side is not None}
             if sides:
-                self.worlds = [_with_sides(w, sides, self.geometry) for w in self.worlds]
+                self.worlds = [with_sides(w, sides) for w in self.worlds]
             for ev in group.ordered():
                 self.feed(ev)
             if self._group is not None:
