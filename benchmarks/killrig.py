@@ -196,15 +196,8 @@ class KillRig:
             pass  # the board has stopped: nothing left to clear
 
     def _watch(self, board_t: float) -> None:
-        """Board-time windows with no match in progress: drops then score nothing, by design."""
-        st = self.status()
-        self.press_on(st)
-        idle = st is not None and (st.get("phase") == "menu" or st.get("over"))
-        if idle and self._idle_since is None:
-            self._idle_since = board_t
-        elif st is not None and not idle and self._idle_since is not None:
-            self.gaps.append((self._idle_since, board_t))
-            self._idle_since = None
+        """The players at the table (the journals tell, when scoring, when no match was in progress)."""
+        self.press_on(self.status())
 
     # -- the run -----------------------------------------------------------------------------------
 
@@ -232,7 +225,6 @@ class KillRig:
         plan = self.kill_times()
         i = 0
         last = self.schedule[-1][0] + FALL
-        self.gaps, self._idle_since = [], None
         watched = 0.0
         while True:
             self._board_news()
@@ -275,8 +267,6 @@ class KillRig:
             else:
                 same = 0
             time.sleep(1.0)
-        if self._idle_since is not None:
-            self.gaps.append((self._idle_since, float("inf")))
         self.stop_board()  # its truth log is complete once it has stopped
         if self.board_killed:
             res.problems.append("the virtual board did not stop on SIGINT within 30 s and was killed")

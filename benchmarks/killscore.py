@@ -72,14 +72,24 @@ def score_run(rig, res: Result, st: dict | None) -> list[str]:
     turns = []  # (board time, entry 1.., exits 1.., flagged) of every drop the journal holds
     refs = rig.match_refs()
     res.matches = len(refs)
+    spans = []  # (board time of its first drop, of its last drop's end or inf) per match, by its journal
     for ref in refs:
         r = subprocess.run([rig.python, "-m", "coindrel", "history", ref, "--json", "--state-dir",
                             str(rig.state)], capture_output=True, text=True, env=rig.env)
         if r.returncode != 0:
             return [f"coindrel history {ref} failed: {r.stderr.strip()}"]
         detail = json.loads(r.stdout)
-        turns += _timed(detail["turns"], [v for v in detail["verdicts"] if v.get("drop") is not None])
-    between = [d for d in drops if any(a <= d["t"] <= b for a, b in rig.gaps)]
+        scored = [v for v in detail["verdicts"] if v.get("drop") is not None]
+        turns += _timed(detail["turns"], scored)
+        if scored:
+            over = (detail.get("summary") or {}).get("result") in ("finished", "abandoned")
+            last = scored[-1]
+            spans.append((scored[0]["t"], last.get("t_end", last["t"]) if over else float("inf")))
+    # no match in progress (one had ended, the next had not begun): a drop then scores nothing, by design
+    gaps = [(a[1], b[0] - MATCH_WINDOW / 2) for a, b in zip(spans, spans[1:])]
+    if spans and spans[-1][1] != float("inf"):
+        gaps.append((spans[-1][1], float("inf")))
+    between = [d for d in drops if any(a < d["t"] < b for a, b in gaps)]
     res.between = len(between)
     drops = [d for d in drops if d not in between]
     res.drops = len(drops)
