@@ -267,3 +267,40 @@ def test_no_unseen_drop_while_no_drop_can_come():
         rec.feed(ev)
     (r,) = rec.flush()
     assert r.drop is None
+
+
+LEFT = "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
+
+
+def _entry5_cascade(t: float) -> list:
+    """A coin into entry 5 of the all-left board: R1S5, R2S5, R3S6, R4S6, R5S7 go over, exit 14."""
+    from coindrel.events import ExitEvent
+
+    out = [EntryEvent(t, 4)]
+    for k, label in enumerate(("R1S5", "R2S5", "R3S6", "R4S6", "R5S7")):
+        out += [SwitchEvent(t + 0.08 + 0.12 * k, label, "mid"), SwitchEvent(t + 0.1 + 0.12 * k, label, "R")]
+    return out + [ExitEvent(t + 0.75, 13)]
+
+
+def test_a_reset_while_a_coin_falls_keeps_its_drop_when_asked():
+    """The players answered the last drop while the next coin fell: the board
+    they vouched for was read mid-cascade (R1S5 and R2S5 already over); the
+    coin's drop is reconciled whole against the belief before it."""
+    events = _entry5_cascade(10.0)
+    rec = Reconciler(G, LEFT)
+    for ev in events[:5]:
+        rec.feed(ev)
+    assert rec.busy
+    sensed = BoardState.parse("LLLLRLLL/LLLLRLL/LLLLLLLL/LLLLLLL/LLLLLLLL", G)
+    rec.reset(sensed, halls_right=True, keep_open=True)
+    for ev in events[5:]:
+        rec.feed(ev)
+    (r,) = rec.flush()
+    assert (r.drop, r.entry, r.observed_exits, r.verdict) == (1, 4, (13,), "ok")
+    assert rec.belief.text() == drop(BoardState.parse(LEFT, G), [4]).board.text()
+
+    rec = Reconciler(G, LEFT)  # a new match lets go of what fell before it
+    for ev in events[:5]:
+        rec.feed(ev)
+    rec.reset(BoardState.parse(LEFT, G))
+    assert not rec.busy and rec.flush() == []

@@ -80,7 +80,9 @@ class DropInputs:
         exits = tuple(report.scored_exits if report.scored_exits is not None else report.observed_exits)
         belief = BoardState.parse(report.state, self.geometry) if report.state else None
         result = m.record(report.entry, exits, belief, now)
-        self.turn_end = getattr(report, "t_end", None) or None  # when that coin's cascade ended, on the board's clock
+        # when that coin's own cascade ended, on the board's clock: not the end of its group, which a
+        # next coin may have joined (an unplug left a coin unseen on a pad, so the group waited for it)
+        self.turn_end = getattr(report, "t_last", None) or getattr(report, "t_end", None) or None
         self.hit_exits, self.computer = result.exits, None
         self._emit(fx.LedsOff())
         facts = []
