@@ -10,6 +10,8 @@ flip list, no exit list, no sort). The board and the flip counts are then one
 
 from __future__ import annotations
 
+from binascii import hexlify
+
 from .core import EngineError, entry_label
 from .faults import EntrySensorDead, ExitSensorDead, Fault, HallFault
 from .outcome import Outcome, PlainOutcome
@@ -64,7 +66,7 @@ def drop(state: BoardState, entries) -> Outcome:
         t = state.geometry._topology
     except AttributeError:
         t = topology(state.geometry)
-    tail, starts, rows, code_of, flips_of, n, exits_from, exit_pairs, g = t.fast
+    tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g = t.fast
     w = state.codes + tail
     try:
         q = [starts[entries[0]]] if len(entries) == 1 else _starts(t, entries)
@@ -80,10 +82,10 @@ def drop(state: BoardState, entries) -> Outcome:
     o = _new(Outcome)  # one statement per slot: cheaper than a tuple assignment
     b = o.board = _new(BoardState)
     b.geometry = g
-    sw = w[:n]
+    sw = w if head is None else w[head]  # no counters after the switch bytes: no slice
     b.codes = sw.translate(code_of)
     o.flip_counts = sw.translate(flips_of)
-    o.exit_counts = w[exits_from] if exit_pairs is None else w[exits_from].translate(exit_pairs).hex().encode().translate(HEX_DIGIT)
+    o.exit_counts = w[exits_from] if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs)).translate(HEX_DIGIT)
     o._w = w
     o._t = t
     o._q = q
@@ -178,7 +180,7 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
             t.last_faults = (faults, fault_tables)
             t = fault_tables
     # drop()'s body again: the diagnosis and the benchmarks call this in loops.
-    tail, starts, rows, code_of, flips_of, n, exits_from, exit_pairs, g = t.fast
+    tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g = t.fast
     w = state.codes + tail
     try:
         q = [starts[entries[0]]] if len(entries) == 1 else _starts(t, entries)
@@ -195,10 +197,10 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
         o = _new(Outcome)
         b = o.board = _new(BoardState)
         b.geometry = g
-        sw = w[:n]
+        sw = w if head is None else w[head]
         b.codes = sw.translate(code_of)
         o.flip_counts = sw.translate(flips_of)
-        o.exit_counts = w[exits_from] if exit_pairs is None else w[exits_from].translate(exit_pairs).hex().encode().translate(HEX_DIGIT)
+        o.exit_counts = w[exits_from] if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs)).translate(HEX_DIGIT)
         o._w = w
         o._t = t
         o._q = q

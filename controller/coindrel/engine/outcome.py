@@ -43,11 +43,11 @@ class Outcome:
 
     @property
     def swallowed(self) -> int:
-        return self._w[self._t.swallow]
+        return self._t.swallowed(self._w)
 
     @property
     def jammed(self) -> int:
-        return self._w[self._t.jammed]
+        return self._t.jams(self._w)
 
     def before(self) -> BoardState:
         """The board as it was before the drop."""

@@ -29,10 +29,13 @@ slower).
 
 from __future__ import annotations
 
+from binascii import hexlify
+
 from .core import COIN, HOLE, PAD_R, EngineError
 
 UNTOUCHED = 5  # bytes 0..4: the code itself, no coin arrived yet
 HEALTHY_ROOM = 20  # coins one healthy switch can see in one drop before the fallback
+HOLE_ROOM = 12  # coins one hole can swallow in one drop before the fallback
 
 
 def switch_rule(code: int, inlet: int, stuck: bool = False, pad_slips: bool = False):
@@ -58,11 +61,12 @@ def switch_rule(code: int, inlet: int, stuck: bool = False, pad_slips: bool = Fa
 
 
 class _Kinds:
-    """Byte ranges of switch histories: one block of ``4 * room`` bytes per kind."""
+    """Byte ranges of switch histories: one block of ``4 * room`` bytes per
+    kind, after the holes' block (a hole's byte counts the coins it swallowed)."""
 
     def __init__(self, kinds: list, rooms: list):
         self.kinds, self.rooms, self.starts = kinds, rooms, []
-        at = UNTOUCHED
+        at = UNTOUCHED + HOLE_ROOM
         for room in rooms:
             self.starts.append(at)
             at += 4 * room
@@ -79,6 +83,11 @@ class _Kinds:
         return self.starts[v] + c0 * self.rooms[v] + k - 1
 
 
+def _hole_byte(k: int) -> int:
+    """The byte of a hole that has swallowed ``k`` coins (1..HOLE_ROOM) in this drop."""
+    return UNTOUCHED + k - 1
+
+
 def _kinds_for(specs: list) -> _Kinds:
     """Healthy left- and right-inlet switches first, with fixed ranges (so the
     fault-free rows serve every fault set); faulty kinds share what is left."""
@@ -87,7 +96,7 @@ def _kinds_for(specs: list) -> _Kinds:
         if k not in kinds:
             kinds.append(k)
     extra = len(kinds) - 2
-    rest = 256 - UNTOUCHED - 8 * HEALTHY_ROOM
+    rest = 256 - UNTOUCHED - HOLE_ROOM - 8 * HEALTHY_ROOM
     rooms = [HEALTHY_ROOM, HEALTHY_ROOM] + [rest // (4 * extra)] * extra if extra else [HEALTHY_ROOM, HEALTHY_ROOM]
     return _Kinds(kinds, rooms)
 
@@ -155,7 +164,7 @@ class Topology:
     """
 
     __slots__ = ("geometry", "n", "exit_base", "swallow", "jammed", "overflow", "table", "entries",
-                 "rows", "tail", "start", "code_of", "flips_of", "before_of", "_kind_of", "last_faults",
+                 "rows", "tail", "start", "code_of", "flips_of", "before_of", "swallowed_of", "_kind_of", "last_faults",
                  "exit_slice", "exit_cut", "exit_pairs", "fast")
 
     def __init__(self, geometry, faults=(), base: "Topology | None" = None):
@@ -200,29 +209,48 @@ class Topology:
         over = (self.overflow,)  # past the end of rows: the IndexError that means "fall back"
         counter = tuple((b + 1, ()) if b < 255 else (b, over) for b in range(256))
         self.rows = tuple(rows) + (counter,) * (self.overflow - n)
-        self.tail = bytes(self.overflow - n)
+        # Counters after the switch bytes only where the loop counts something
+        # there: exits not read from the last row's histories, or jams. Without
+        # them the working bytes are the board's, with no slice to cut.
+        self.tail = bytes(self.overflow - n) if cut is None or jams else b""
         starts = dict(enumerate(self.entries))
         self.start = starts.__getitem__
         code_of, flips_of, before_of = bytearray(range(256)), bytearray(256), bytearray(range(256))
+        swallowed_of = bytearray(256)
         for b, hist in enumerate(kinds.of):
             if hist is not None:
                 v, c0, k = hist
                 code_of[b], flips_of[b] = trajectories[v][c0][k]
                 before_of[b] = c0
+        for k in range(1, HOLE_ROOM + 1):
+            code_of[_hole_byte(k)] = before_of[_hole_byte(k)] = HOLE
+            swallowed_of[_hole_byte(k)] = k
         self.code_of, self.flips_of, self.before_of = bytes(code_of), bytes(flips_of), bytes(before_of)
+        self.swallowed_of = bytes(swallowed_of)
         if cut is None:
             self.exit_pairs, exits_from = None, self.exit_slice
         else:
             self.exit_pairs = bytes(min(left, 15) << 4 | min(right, 15) for left, right in emitted)
             exits_from = slice(cut, n)
-        # What a drop reads, in one attribute (one load and an unpack instead of eight loads).
-        self.fast = (self.tail, starts, self.rows, self.code_of, self.flips_of, n, exits_from, self.exit_pairs, g)
+        # What a drop reads, in one attribute (one load and an unpack instead of
+        # eight loads). ``head`` cuts the switch bytes from the counters, None
+        # when there are none.
+        head = slice(0, n) if self.tail else None
+        self.fast = (self.tail, starts, self.rows, self.code_of, self.flips_of, head, exits_from, self.exit_pairs, g)
 
     def exit_counts(self, w) -> bytes | bytearray:
         """Coins per exit from a drop's working bytes (drop() writes this out)."""
         if self.exit_pairs is None:
             return w[self.exit_slice]
-        return w[self.exit_cut: self.n].translate(self.exit_pairs).hex().encode().translate(HEX_DIGIT)
+        return hexlify(w[self.exit_cut: self.n].translate(self.exit_pairs)).translate(HEX_DIGIT)
+
+    def swallowed(self, w) -> int:
+        """Coins swallowed by holes, from a drop's working bytes (each hole's byte counts them)."""
+        return sum(w[: self.n].translate(self.swallowed_of))
+
+    def jams(self, w) -> int:
+        """Coins jammed in the board, from a drop's working bytes (0 without a jam: no counter)."""
+        return w[self.jammed] if len(w) > self.jammed else 0
 
     def _row(self, s: int, kinds: _Kinds, trajectories, jams, emitted=None) -> tuple:
         """``emitted`` (a last switch whose exits are read from its history):
@@ -236,9 +264,11 @@ class Topology:
         for sides in ((), (0,), (1,), (0, 1), (1, 0)):
             targets[sides] = () if emitted else tuple(self.jammed if (s, side) in jams else outs[side] for side in sides)
         row = [None] * 256
+        row[HOLE] = (_hole_byte(1), ())  # a hole counts what it swallows in its own byte
+        for k in range(1, HOLE_ROOM + 1):
+            row[_hole_byte(k)] = (_hole_byte(k + 1), ()) if k < HOLE_ROOM else (_hole_byte(k), over)
         for b in range(256):
-            if b == HOLE:
-                row[b] = (HOLE, (self.swallow,))
+            if row[b] is not None:
                 continue
             hist = (v, b, 0) if b < HOLE else kinds.of[b]
             if hist is None or hist[0] != v:
