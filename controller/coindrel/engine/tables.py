@@ -236,7 +236,7 @@ class Topology:
         # eight loads). ``head`` cuts the switch bytes from the counters, None
         # when there are none.
         head = slice(0, n) if self.tail else None
-        self.fast = (self.tail, starts, self.rows, self.code_of, self.flips_of, head, exits_from, self.exit_pairs, g)
+        self.fast = (self.tail, starts, self.rows, self.code_of, self.flips_of, head, exits_from, self.exit_pairs, g, self)
 
     def exit_counts(self, w) -> bytes | bytearray:
         """Coins per exit from a drop's working bytes (drop() writes this out)."""
@@ -311,6 +311,7 @@ def topology(geometry, faults=()) -> Topology:
         cache[key] = topo
         if not key:
             geometry.__dict__["_topology"] = topo
+            geometry.__dict__["_fast"] = topo.fast  # drop() reads it in one attribute
     return topo
 
 
