@@ -15,7 +15,7 @@ from binascii import hexlify
 from .core import EngineError, entry_label
 from .faults import EntrySensorDead, ExitSensorDead, Fault, HallFault
 from .outcome import Outcome, PlainOutcome
-from .state import BoardState
+from .state import BoardState, _Made
 from .tables import HEX_DIGIT, Topology, cascade, switch_rule, topology
 
 _new = object.__new__
@@ -68,7 +68,7 @@ def drop(state: BoardState, entries) -> Outcome:
         tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g, t = topology(state.geometry).fast
     w = state.codes + tail
     try:
-        q = [starts[entries[0]]] if len(entries) == 1 else _starts(t, entries)
+        q = [starts[entries[0]]] if len(entries) == 1 else [*map(starts.__getitem__, entries)] or _starts(t, entries)
     except (KeyError, TypeError):
         q = _starts(t, entries)  # an iterable, or bad entries: the message
     try:
@@ -78,8 +78,8 @@ def drop(state: BoardState, entries) -> Outcome:
                 q += targets
     except IndexError:  # t.overflow, past the table's end
         return _fallback(t, state, entries, False)
-    o = _new(Outcome)  # one statement per slot: cheaper than a tuple assignment
-    b = o.board = _new(BoardState)
+    o = Outcome()  # no __init__: the type's own call, cheaper than object.__new__
+    b = o.board = _Made()
     b.geometry = g
     sw = w if head is None else w[head]  # no counters after the switch bytes: no slice
     b.codes = sw.translate(code_of)
@@ -159,6 +159,14 @@ class Prediction:
             return seen
 
 
+class _Predicted(Prediction):
+    """A prediction as ``predict`` makes it, slot by slot, with no constructor
+    to run (a call the benchmarks and lessons make in loops)."""
+
+    __slots__ = ()
+    __init__ = object.__init__
+
+
 def predict(state: BoardState, entries, faults=()) -> Prediction:
     """Predict a drop as if ``faults`` were present: what the board does and
     what its sensors would report. With no faults this is a healthy board."""
@@ -177,16 +185,17 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
         if last is not None and last[0] == faults:
             if last[0] is not faults:
                 t.last_faults = (faults, last[1])
-            t = last[1]
+            fast = last[1]
         else:
-            fault_tables = topology(state.geometry, faults)
-            t.last_faults = (faults, fault_tables)
-            t = fault_tables
+            fast = topology(state.geometry, faults).fast
+            t.last_faults = (faults, fast)
+    else:
+        fast = t.fast
     # drop()'s body again: the diagnosis and the benchmarks call this in loops.
-    tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g, t = t.fast
+    tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g, t = fast
     w = state.codes + tail
     try:
-        q = [starts[entries[0]]] if len(entries) == 1 else _starts(t, entries)
+        q = [starts[entries[0]]] if len(entries) == 1 else [*map(starts.__getitem__, entries)] or _starts(t, entries)
     except (KeyError, TypeError):
         q = _starts(t, entries)
     try:
@@ -197,8 +206,8 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
     except IndexError:
         o = _fallback(t, state, entries, False)
     else:
-        o = _new(Outcome)
-        b = o.board = _new(BoardState)
+        o = Outcome()
+        b = o.board = _Made()
         b.geometry = g
         sw = w if head is None else w[head]
         b.codes = sw.translate(code_of)
@@ -207,7 +216,7 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
         o._w = w
         o._t = t
         o._q = q
-    p = _new(Prediction)
+    p = _Predicted()
     p.outcome = o
     p.faults = faults
     p._entries = entries
