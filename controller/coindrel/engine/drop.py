@@ -84,7 +84,7 @@ def drop(state: BoardState, entries) -> Outcome:
     sw = w if head is None else w[head]  # no counters after the switch bytes: no slice
     b.codes = sw.translate(code_of)
     o.flip_counts = sw.translate(flips_of)
-    o.exit_counts = w[exits_from] if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs)).translate(HEX_DIGIT)
+    o.exit_counts = bytes(w[exits_from]) if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs)).translate(HEX_DIGIT)
     o._w = w
     o._t = t
     o._q = q
@@ -212,7 +212,7 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
         sw = w if head is None else w[head]
         b.codes = sw.translate(code_of)
         o.flip_counts = sw.translate(flips_of)
-        o.exit_counts = w[exits_from] if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs)).translate(HEX_DIGIT)
+        o.exit_counts = bytes(w[exits_from]) if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs)).translate(HEX_DIGIT)
         o._w = w
         o._t = t
         o._q = q

@@ -238,10 +238,10 @@ class Topology:
         head = slice(0, n) if self.tail else None
         self.fast = (self.tail, starts, self.rows, self.code_of, self.flips_of, head, exits_from, self.exit_pairs, g, self)
 
-    def exit_counts(self, w) -> bytes | bytearray:
+    def exit_counts(self, w) -> bytes:
         """Coins per exit from a drop's working bytes (drop() writes this out)."""
         if self.exit_pairs is None:
-            return w[self.exit_slice]
+            return bytes(w[self.exit_slice])
         return hexlify(w[self.exit_cut: self.n].translate(self.exit_pairs)).translate(HEX_DIGIT)
 
     def swallowed(self, w) -> int:
