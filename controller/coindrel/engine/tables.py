@@ -7,19 +7,22 @@ time to every (switch, state) pair of a geometry. Two forms come out of it:
   table, one row of five cells per switch, walked by ``cascade`` (and by the
   lessons and the reconciler's physics).
 - ``Topology.rows``: the drop's working table. A drop runs on one bytearray,
-  the board's switch bytes followed by counters (one per exit, holes,
-  jams). A switch byte is the code it started the drop with (0-4) until a
+  the board's switch bytes followed, where needed, by counters (one per exit,
+  holes, jams). A switch byte is the code it started the drop with (0-4) until a
   coin arrives; from then on it says *which code it started with and how many
   coins have arrived* (its history). Given the switch's kind (inlet side,
   stuck, slipping pad), that history fixes its code now and how often it
-  flipped, so no flip costs the loop anything beyond the table look-up: one
-  slice and two ``bytes.translate`` read the final board and the flip counts,
-  another slice the exit counts (one counter byte per exit), and no sort.
+  flipped, so no flip costs the loop anything beyond the table look-up: two
+  ``bytes.translate`` read the final board and the flip counts, a slice the
+  exit counts (one counter byte per exit), and no sort. A hole's byte counts
+  the coins it swallowed the same way (``swallowed_of``).
   Where the last switches alone feed the exits, switch ``a + i`` into exits
   ``2i`` and ``2i + 1`` (the standard board's bottom row), their histories
   also say how many coins left each outlet, so coins leaving them cost the
   loop nothing: the exit counts are one translate of those switches' bytes
-  into a nibble per outlet, spread to a byte each by ``hex`` (``exit_pairs``).
+  into a nibble per outlet, spread to a byte each by ``hexlify``
+  (``exit_pairs``). Then, without a jam, nothing is counted after the switch
+  bytes (``tail`` is empty) and the board and flips need no slice either.
 
 A switch that would see more coins than its history has room for, or a counter
 that would leave its range, sends the loop to ``overflow``, an index past the
