@@ -5,7 +5,10 @@ single inlet the network is abelian, so coins in flight are processed in
 whatever order is cheapest: here the order coins join one list, each switch
 looked up once per coin in the flat table, with nothing else on the way (no
 flip list, no exit list, no sort). The board and the flip counts are then one
-``bytes.translate`` each of the working bytes, the exit counts a slice (``Outcome``).
+``bytes.translate`` each of the working bytes, the exit counts a slice (on the
+standard board, of the last row's bytes, spread to one byte per exit: ``tables``).
+The outcome, its board and a prediction are made by their types' own calls,
+which run no constructor, and filled slot by slot (``Outcome``).
 """
 
 from __future__ import annotations
@@ -17,8 +20,6 @@ from .faults import EntrySensorDead, ExitSensorDead, Fault, HallFault
 from .outcome import Outcome, PlainOutcome
 from .state import BoardState, _Made
 from .tables import HEX_DIGIT, Topology, cascade, switch_rule, topology
-
-_new = object.__new__
 
 
 def _topology(state: BoardState) -> Topology:
@@ -104,7 +105,7 @@ def drop_in_place(state: BoardState, entries) -> Outcome:
                 q += targets
     except IndexError:
         return _fallback(t, state, entries, True)
-    o = _new(Outcome)
+    o = Outcome()
     sw = w[: t.n]
     state.codes[:] = sw.translate(t.code_of)
     o.board = state
