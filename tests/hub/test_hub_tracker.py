@@ -209,3 +209,32 @@ def test_a_hub_without_replay_gets_its_held_events_back():
     tr = resuming(50)
     fed(tr, [(1, p.Beam(1_530_000, 3, True))])
     assert tr.release_held(0.0) == [EntryEvent(1.53, 3)] and not tr.hold_live
+
+
+def test_a_hello_written_at_boot_and_read_later_does_not_push_board_time_ahead():
+    # After an unplug the hub boots and writes its hello (t=0.0004 s) while nobody has the
+    # port open; the Pi opens it 3 s later and reads that hello then. Its answer to the
+    # snapshot asked after the hello is fresh: the offset comes from it. (Once it came from
+    # the hello, and board time ran 3 s ahead of the Pi's after every such reboot.)
+    tr = started()
+    fed(tr, [(1, p.Beam(19_500_000, 0, True))], now=19.5)
+    out = fed(tr, [(0, hello(boot=2, t=400))], now=28.0)
+    assert out[0].state == "resync"
+    assert tr.board_t == 19.5, "board time waits for the fresh answer"
+    halls = tuple(p.HallState(h.switch, "L", 2980) for h in CM.halls)
+    fed(tr, [(1, p.Heartbeat(100_000, 250, 0, 0, 0, 0)), (2, p.Snapshot(7, 3_000_400, 0, halls))], now=28.05)
+    assert abs(tr.board_t - 28.05) < 1e-6  # the hub's clock at the answer is the Pi's then
+    after = fed(tr, [(3, p.Beam(4_000_400, 5, True))], now=29.05)
+    assert abs(after[0].t - 29.05) < 1e-6  # not 32.05 (28.0 + 4.0)
+
+
+def test_an_event_before_the_fresh_answer_keeps_the_hellos_offset():
+    # an event of the new boot already out must not be followed by earlier board times
+    tr = started()
+    fed(tr, [(1, p.Beam(19_500_000, 0, True))], now=19.5)
+    fed(tr, [(0, hello(boot=2, t=400))], now=28.0)
+    first = fed(tr, [(1, p.Beam(500_000, 5, True))], now=28.0)
+    halls = tuple(p.HallState(h.switch, "L", 2980) for h in CM.halls)
+    fed(tr, [(2, p.Snapshot(7, 3_000_400, 0, halls))], now=28.05)
+    later = fed(tr, [(3, p.Beam(3_100_000, 6, True))], now=28.1)
+    assert first[0].t < later[0].t and abs(later[0].t - first[0].t - 2.6) < 1e-6

@@ -158,3 +158,61 @@ def test_the_same_board_changes_nothing(tmp_path):
     events = len(rig.table.journal.path.read_bytes())
     assert rig.crash(1.0) == []
     assert len(rig.table.journal.path.read_bytes()) == events
+
+
+class QuietHub(HubLike):
+    """A hub link: the board time it has vouched for is where its last frame left it."""
+
+    vouches = True
+
+    def __init__(self):
+        self.t = 0.0
+
+    def board_time(self):
+        return self.t
+
+
+def test_a_drop_the_hub_goes_quiet_in_is_not_closed_before_the_link_says_why(tmp_path):
+    # The firmware sim once unplugged the hub 20 ms after a cascade's row-4 flip; the link
+    # noticed the port gone a little later than the drop's quiet time ran out on the Pi's
+    # clock, so the drop was closed without its row-5 flips and exits and diagnosed "R3S1's
+    # hall sensor disagrees ... together with switch stuck at R3S1 and jam at R4S2".
+    from coindrel.events import StatusEvent
+
+    rig = Rig(tmp_path, seed=8)
+    hub = rig.table.source = QuietHub()
+    rig.table.handle_event(StatusEvent(0.0, "connected", "hub"))
+    cut = False
+    for _ in range(20000):
+        rig.now[0] += STEP
+        rig.board.run_until(rig.now[0])
+        for ev in rig.out.events[rig.seen:]:
+            rig.table.handle_event(ev)
+        rig.seen = len(rig.out.events)
+        hub.t = rig.board.now  # the hub's heartbeats vouch for the board's time so far
+        rig.table.step()
+        rig.players.step()
+        group = getattr(rig.table.reconciler, "_group", None)
+        if group is not None and group.is_drop and len(group.events) >= 6 and rig.board.world.in_flight():
+            cut = True
+            break
+    assert cut, "no cascade long enough to cut"
+    before = len(rig.reports)
+    # the hub is unplugged: no frame comes, and the link has not noticed yet (silence tells it
+    # at 1.5 s; a loaded Pi's reader thread may take longer): longer than the drop's patience
+    assert rig.table.reconciler.timing.patience < 3.0
+    for _ in range(int(3.0 / STEP)):
+        rig.now[0] += STEP
+        rig.board.run_until(rig.now[0])
+        rig.seen = len(rig.out.events)  # lost with the hub
+        rig.table.step()
+    assert len(rig.reports) == before, [r.diagnosis for r in rig.reports[before:]]
+    rig.table.handle_event(StatusEvent(hub.t, "disconnected", "no data from the hub for 1.5 s"))
+    for _ in range(100):  # the link is down: the reconciler was told, the drop closes
+        rig.now[0] += STEP
+        rig.table.step()
+        if len(rig.reports) > before:
+            break
+    report = rig.reports[before]
+    assert report.drop is not None and report.verdict != "ok"
+    assert [type(f.fault).__name__ for f in report.diagnosis] == ["EventsLost"], report.diagnosis

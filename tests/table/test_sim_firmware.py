@@ -149,3 +149,36 @@ def test_the_readmes_script_raises_no_false_hall_alarm(tmp_path, hub):
     shown = sum(x.startswith("Mismatch at drop") or x == "Not a drop" for x in lines)
     assert r["alerts"] == r["mismatches"] + len(r["other_alerts"]) == shown, text
     assert r["unplugs"] == 1 and r["restarts"] == 1
+
+
+HARDWARE_FAULTS = {"switch_stuck", "hall_fault", "switch_unseated", "pad_not_holding", "exit_sensor_dead",
+                   "entry_sensor_dead", "exit_sensor_chatter", "entry_sensor_chatter", "jam"}
+
+
+def journal_verdicts(state_dir):
+    from coindrel.table.journal import read_journal
+
+    out = []
+    for path in sorted((state_dir / "history").glob("*.journal")) + sorted(state_dir.glob("*.journal")):
+        out += [r.data for r in read_journal(path).records if r.kind == "verdict" and isinstance(r.data, dict)]
+    return out
+
+
+# Seeds whose matches gave a healthy board false faults after the README's unplug and restart
+# once sims drew their matches from --seed (issue: seeds; 9 of 30 seeds, 17 records): 7 scored
+# one coin twice (the journal's t_end rounding) and blamed R1S1's hall; 8 blamed R1S3's hall and
+# a stuck R1S7; 18 called the coin a hand took from R1S3 a hall fault after the restart.
+@pytest.mark.parametrize("seed", [7, 8, 18])
+def test_the_readmes_script_on_the_firmware_names_no_fault_on_a_healthy_board(tmp_path, seed):
+    micropython_or_skip()
+    (tmp_path / "s.jsonl").write_text(README_SCRIPT)
+    state = tmp_path / "state"
+    r, text = sim(tmp_path, "fw", "--script", str(tmp_path / "s.jsonl"), "--hub", "firmware", "--seed", str(seed),
+                  "--state-dir", str(state))
+    assert r["over"] and r["errors"] == [] and r["faults"] == [] and r["restarts"] == 1, text
+    verdicts = journal_verdicts(state)
+    drops = [v for v in verdicts if v.get("drop") is not None and v.get("revises") is None]
+    assert len({v["t"] for v in drops}) == len(drops), "one coin scored as two drops"
+    blamed = [(v.get("drop"), v.get("revises"), v["diagnosis"][0]) for v in verdicts
+              if v.get("verdict") != "ok" and v.get("diagnosis") and v["diagnosis"][0]["fault"] in HARDWARE_FAULTS]
+    assert blamed == [], text

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from coindrel.engine import BoardState, standard_geometry
+from coindrel.engine import BoardState, Variants, standard_geometry
 from coindrel.engine.core import COIN, HOLE
 from coindrel.table.fastsim import FastRig, believed_start
 from coindrel.table.script import parse_script
@@ -142,3 +142,19 @@ def test_an_unplug_from_the_fault_list_is_counted(tmp_path):
     opts = SimOptions(display="none", state_dir=str(tmp_path), faults=("unplug,t=20,duration=3",))
     result = asyncio.run(run_fast(opts, [], until=30))
     assert result["unplugs"] == 1 and result["errors"] == []
+
+
+def test_a_sim_with_the_tables_own_opponent_repeats_from_its_seed(tmp_path):
+    """Found by a newcomer: `sim --fast --seed 1 --opponent hard` gave 40-180, then 56-191."""
+    import asyncio
+
+    from coindrel.table.fastsim import run_fast
+    from coindrel.table.sim import SimOptions
+
+    def one(k):
+        opts = SimOptions(display="none", state_dir=str(tmp_path / str(k)), opponent="hard", seed=3,
+                          variants=Variants(shuffled=True))
+        r = asyncio.run(run_fast(opts, [], until=60))
+        return r["totals"], r["drops"]
+
+    assert one(1) == one(2)

@@ -71,6 +71,10 @@ class Tracker:
         self._positions: OrderedDict[int, tuple] = OrderedDict()
         self._num: int | None = None  # frame number of the frame being handled
         self._seq_now = 0  # and its seq
+        # A rebooted hub's hello may have waited in its USB buffer since boot: the offset it
+        # gives runs ahead by that wait. Board time waits for the first answer to a request
+        # (fresh) and takes the offset from it. (board_us, board_at, lowest offset); None: settled.
+        self._fresh: tuple[int, float, int] | None = None
 
     # -- hub positions (resume) ---------------------------------------------
     def number_of(self, seq: int) -> int | None:
@@ -127,11 +131,25 @@ class Tracker:
         return self.board_us / 1e6
 
     def _t(self, t_us: int, now: float) -> float:
+        if self._fresh is not None:  # the new boot's offset is not settled: board time waits
+            before_us, before_at, floor = self._fresh
+            self._fresh = (before_us, before_at, max(floor, before_us + 1 - t_us))
+            return max(t_us + self.offset_us, 0) / 1e6
         us = t_us + self.offset_us
         if us > self.board_us:
             self.board_us = us
             self.board_at = now
         return max(us, 0) / 1e6
+
+    def _settle(self, t_us: int, now: float, fresh: bool) -> None:
+        """The new boot's offset from a fresh frame (stamped ``t_us``, heard at
+        ``now``); ``fresh`` False: an event went out first, the hello's stays."""
+        pend, self._fresh = self._fresh, None
+        if pend is None or not fresh:
+            return
+        before_us, before_at, floor = pend
+        seen = before_us + max(0, int((now - before_at) * 1e6)) - t_us
+        self.offset_us = max(min(self.offset_us, seen), floor, before_us + 1 - t_us)
 
     def _status(self, state: str, detail: str, count: int = 0) -> StatusEvent:
         return StatusEvent(self.board_t, state, detail, count)
@@ -218,6 +236,8 @@ class Tracker:
                 t_min = min([msg.t_us] + [f.msg.t_us for f in held if hasattr(f.msg, "t_us")])
                 elapsed_us = max(0, int((now - self.board_at) * 1e6))
                 self.offset_us = max(self.board_us + elapsed_us - msg.t_us, self.board_us + 1 - t_min)
+                # an answer (req) is fresh; a hello the hub sent of itself at boot may not be
+                self._fresh = None if msg.req else (self.board_us, self.board_at, self.board_us + 1 - t_min)
                 out.append(self._status("resync", f"the hub restarted (boot {msg.boot_id:08x}): its clock began again at "
                                                   f"{msg.t_us / 1e6:.3f} s, so board time continues from "
                                                   f"{(msg.t_us + self.offset_us) / 1e6:.3f} s; events while it was "
@@ -232,6 +252,8 @@ class Tracker:
             held = [f for f in pending if self.last_seq is None
                     or 0 < ((f.seq - self.last_seq) & 0xFFFF) < ((frame.seq - self.last_seq) & 0xFFFF)]
             self.stats.dropped_pending += len(pending) - len(held)
+            if msg.req:
+                self._settle(msg.t_us, now, fresh=True)  # a hello asked for is fresh
         self.awaiting_hello = False
         self.need_hello = False
         self.need_snapshot = True
@@ -273,6 +295,8 @@ class Tracker:
                 self.stats.repeated += 1
                 return
             n0 = len(out)
+            if self._fresh is not None:
+                self._settle(0, now, fresh=False)  # an event of the new boot goes out on the hello's offset
             self._event(msg, now, out)
             if num is not None:
                 self.last_event_num = num
@@ -294,6 +318,7 @@ class Tracker:
             self._event(msg, now, out)
 
     def _resumed(self, msg: p.Resumed, now: float, out: list) -> None:
+        self._settle(msg.t_us, now, fresh=True)
         self._t(msg.t_us, now)
         self.anchor = (msg.num, self.last_seq if self.last_seq is not None else msg.num & 0xFFFF)
         self.resume_wanted = False
@@ -338,6 +363,8 @@ class Tracker:
             self.state.raw[msg.switch] = msg.raw
             out.append(SwitchEvent(t, self.cm.label(msg.switch), msg.pos, msg.raw))
         elif isinstance(msg, p.Snapshot):
+            if msg.req:
+                self._settle(msg.t_us, now, fresh=True)  # an answer: the hub's time as the Pi heard it
             self._snapshot(msg, now, out)
         elif isinstance(msg, p.Heartbeat):
             self._t(msg.t_us, now)

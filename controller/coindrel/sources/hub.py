@@ -179,6 +179,11 @@ class HubSource(BoardSource, Calibrating, RawStreaming):
         """``HubLoss`` records: board events the hub could no longer give back."""
         return self.link.losses if self.link else []
 
+    # The hub's frames leave in time order, a heartbeat at least every half second, each
+    # stamped with the time everything before it has been sent up to: board time as far
+    # as the hub has vouched for it (``board_time``) is the most a drop may be closed at.
+    vouches = True
+
     def board_time(self) -> float:
         t = super().board_time()
         return max(t, self.link.tracker.board_t) if self.link else t

@@ -115,11 +115,25 @@ class DiagnosisMixin:
         if self.reconciler is None or self.awaiting_board:
             return []  # a resumed open drop is closed only once the board was compared with it
         d = self._diag
+        now = self._vouched_now()
         if d is None:
-            return self.reconciler.poll(self.board_now()) + self.reconciler.revisions()
+            return self.reconciler.poll(now) + self.reconciler.revisions()
         # one poll queued at a time: a long diagnosis must not pile polls up behind it
-        reports = d.poll(self.board_now()) if d.idle else d.ready()
+        reports = d.poll(now) if d.idle else d.ready()
         return reports + d.revisions()
+
+    def _vouched_now(self) -> float:
+        """Board time up to which a drop may be closed: the board's clock, but
+        while the hub's link is up no later than what the hub has vouched
+        for. A hub that has gone quiet may be gone, and the rest of the
+        cascade with it: closing on the Pi's clock then blamed a hall sensor,
+        a stuck rocker and a jam on a healthy board, whenever the link noticed
+        the unplug after the drop's quiet time had run out. Once the link says
+        it is down, the reconciler has been told, and the clock goes on."""
+        now = self.board_now()
+        if self.flow.link_up and getattr(self.source, "vouches", False):
+            now = min(now, self.source.board_time())
+        return now
 
     async def _on_worker(self, fn):
         """``fn(reconciler)`` after everything queued before it (at once when inline)."""

@@ -25,7 +25,7 @@ from .daemon import Table
 from .people import SimPlayers
 from .script import Do, ScriptStep
 from .setupmenu import Choices
-from .simresult import recovered, stop_on_signals
+from .simresult import match_seeds, recovered, stop_on_signals
 from .store import MatchStore
 
 STEP = 0.02  # seconds of board time per step of the rig
@@ -190,8 +190,10 @@ class FastRig:
         opts = self.opts
         self.store = MatchStore(self.state_dir, **self.store_options).open()
         choices = Choices(clock=opts.clock, variants=opts.variants, players=opts.names, opponent=opts.opponent)
+        if getattr(self, "match_seeds", None) is None:  # one sequence for the run, restarts included
+            self.match_seeds = match_seeds(opts.seed)
         self.table = Table(self.g, choices, source=self.source, store=self.store, clock=lambda: self.t,
-                           reveal_seconds=opts.reveal_seconds)
+                           reveal_seconds=opts.reveal_seconds, new_seed=self.match_seeds)
         self.table.resume(recovered(self.store.recover(), self.warn))
         note_resumed(self.table, self.out)
         self.table.handle_event(StatusEvent(self.board.now, "connected", "virtual board"))

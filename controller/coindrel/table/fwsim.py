@@ -23,6 +23,7 @@ from .fastsim import FastRig, note_resumed
 from .script import Do
 from .setupmenu import Choices
 from .store import MatchStore
+from .simresult import match_seeds
 
 FW_STEP = 0.05  # board seconds per lockstep step: the link hears the hub 20 times a board second
 
@@ -44,8 +45,10 @@ class FirmwareRig(FastRig):
         opts = self.opts
         self.store = MatchStore(self.state_dir, **self.store_options).open()
         choices = Choices(clock=opts.clock, variants=opts.variants, players=opts.names, opponent=opts.opponent)
+        if getattr(self, "match_seeds", None) is None:  # one sequence for the run, restarts included
+            self.match_seeds = match_seeds(opts.seed)
         self.table = Table(self.g, choices, source=self.link_source, store=self.store, clock=lambda: self.t,
-                           reveal_seconds=opts.reveal_seconds)
+                           reveal_seconds=opts.reveal_seconds, new_seed=self.match_seeds)
         self.table.resume(self.store.recover())
         note_resumed(self.table, self.out)  # a resumed match's summary tells its runs apart
         if self.players is None:

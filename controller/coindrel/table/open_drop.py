@@ -11,6 +11,12 @@ from __future__ import annotations
 
 from ..engine import EngineError
 
+# A verdict's times are journalled to 1e-4 s (reconcile/report.py), its events'
+# to 1e-6 s: the group's own last event may lie up to half a step after the
+# rounded ``t_end``, and is still that verdict's (a hub whose clock rounded
+# down gave one coin two drops after a restart: the second one "lost").
+T_END_SLACK = 0.5e-4 + 1e-9
+
 
 def in_match_until(records) -> int:
     """Index of the last record whose events the match has taken in for
@@ -60,7 +66,7 @@ def open_events(records, last: int) -> list:
             if r.kind != "ev" or not isinstance(r.data, dict):
                 continue
             t = r.data.get("t")
-            if not isinstance(t, (int, float)) or t <= end:
+            if not isinstance(t, (int, float)) or t <= end + T_END_SLACK:
                 if r.data.get("kind") != "status":  # a status event says nothing of which drop it is in
                     break
                 continue
@@ -105,3 +111,28 @@ def saved_report(d: dict, geometry, number: int | None):
         )
     except (EngineError, KeyError, TypeError, ValueError, AttributeError):
         return None
+
+
+def unseen_pads(records, last: int, labels) -> set[str] | None:
+    """Pads nobody has seen since the match's board events were last lost
+    (a ``lost`` or ``resync`` status up to record ``last``), as far as the
+    journal tells: every pad, less the switches a coin has flipped since
+    (a coin reached them). None: no loss in this match. The reconciler
+    keeps this set in memory only; a restarted table that forgot it blamed
+    a hall sensor, a stuck rocker or a dead beam for a coin that had come
+    to rest, or gone, while the hub was away."""
+    since = None
+    for i, r in enumerate(records[: last + 1]):
+        d = r.data if isinstance(r.data, dict) else {}
+        if r.kind == "ev" and d.get("kind") == "status" and d.get("state") in ("lost", "resync"):
+            since = i
+    if since is None:
+        return None
+    unseen = set(labels)
+    for r in records[since + 1: last + 1]:
+        d = r.data if isinstance(r.data, dict) else {}
+        if r.kind == "verdict" and d.get("revises") is None:
+            flips = (d.get("observed") or {}).get("flips") or {}
+            if isinstance(flips, dict):
+                unseen -= set(flips)
+    return unseen

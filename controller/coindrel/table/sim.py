@@ -153,7 +153,7 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
     reaches ``until`` or it is stopped; the result (``simresult.result_json``)."""
     from .fastsim import Outcome, believed_start, mismatch_text, note_resumed, remember_match, watch_reports
     from .script import Do
-    from .simresult import recovered, result_json, stop_on_signals
+    from .simresult import match_seeds, recovered, result_json, stop_on_signals
 
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
     started = time.monotonic()
@@ -207,11 +207,12 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
 
         club = attach(lambda: table, opts.club, state_dir)  # the table of the current life
     try:
+        seeds = match_seeds(opts.seed)
         while not done.is_set():
             # One life of the table process: a script's restart ends it without clean-up.
             store = MatchStore(state_dir).open()
             table = Table(g, choices, source=make_source("hub", {"url": server.url}), display=display,
-                          outputs=outputs, store=store, reveal_seconds=opts.reveal_seconds)
+                          outputs=outputs, store=store, reveal_seconds=opts.reveal_seconds, new_seed=seeds)
             table.resume(recovered(store.recover()))
             note_resumed(table, out)
             watch_reports(table, out, lambda: (lambda r, d: say(mismatch_text(r, d))) if text_mode else None)

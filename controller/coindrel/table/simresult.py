@@ -161,3 +161,14 @@ def write_result(path: str, result: dict) -> None:
         os.replace(tmp, p)
     except OSError as e:
         raise EngineError(f"cannot write the result to {p}: {e.strerror or e}; choose a folder that exists") from None
+
+
+def match_seeds(seed: int):
+    """The seeds of a sim's matches, one after another, from ``--seed``: a
+    sim repeats (the table's computer opponent and a shuffled match draw from
+    them), where a table at a club draws each from the system's randomness."""
+    import random
+
+    rng = random.Random(f"coindrel-sim-matches-{seed}")
+    return lambda: rng.randrange(2**53)
+

@@ -13,7 +13,7 @@ from functools import partial
 from ..engine import BoardState, EngineError
 from ..engine.core import HOLE
 from ..events import EntryEvent, StatusEvent
-from .open_drop import in_match_until, open_events, orphan_verdicts, saved_report
+from .open_drop import in_match_until, open_events, orphan_verdicts, saved_report, unseen_pads
 
 log = logging.getLogger("coindrel.table")
 
@@ -124,6 +124,7 @@ class SourceMixin:
             self._save(self.journal.note, {"superseded": left, "why": "reconciled again after a restart"})
         if carried:
             last = max(last, max(carried))
+        self._unseen_again(records, last)
         pending = open_events(records, last)
         self.flow.falling_since = self.now()
         entries = [ev.entry for ev in pending if isinstance(ev, EntryEvent)]
@@ -132,14 +133,34 @@ class SourceMixin:
         if not pending or self.reconciler is None:
             return
         for ev in pending:
-            if not isinstance(ev, StatusEvent):
-                self._diagnose(ev)
+            # status events too, as the last process fed them: a drop the hub's
+            # outage cut, or pads nobody saw, is known as such to the new
+            # reconciler (without them, the coin a hand took while the hub was
+            # away came out as a hall sensor fault after a restart)
+            self._diagnose(ev)
         self.board_offset = pending[-1].t - self._clock()
         self.last_board_t = max(self.last_board_t, pending[-1].t)
         self.offset_from_journal = True  # until the live source says what its clock reads
         # its coins may have fallen on while the table was down: it is closed
         # only once the snapshot has been compared with it (resync.py)
         self.awaiting_board = self.halls_known and hasattr(self.source, "snapshot")
+
+    def _unseen_again(self, records, last: int) -> None:
+        """The pads nobody saw since events were lost before the restart
+        (``open_drop.unseen_pads``): the new reconciler knows them as the
+        last one did (what a later drop finds there is the outage's doing)."""
+        if self.reconciler is None:
+            return
+        labels = self.reconciler.labels
+        pads = unseen_pads(records, last, labels)
+        if not pads:
+            return
+        index = {label: i for i, label in enumerate(labels)}
+        unsure = frozenset(index[p] for p in pads)
+        if self._diag is not None:
+            self._diag.call(partial(_set_unsure, unsure=unsure))
+        else:
+            _set_unsure(self.reconciler, unsure)
 
     def _carry_out_saved(self, records, orphans: list[int]) -> list[int]:
         """Score the saved verdicts (record indexes ``orphans``, in order) the
@@ -214,6 +235,13 @@ class SourceMixin:
                 self.positions.setdefault(label, pos)
         self.flow.on_positions(positions, self.now())
         self._after_flow()
+
+
+def _set_unsure(rec, unsure: frozenset) -> None:
+    """(On the reconciler's side: it pickles.) Pads nobody saw, holes aside."""
+    from ..engine.core import HOLE as hole
+
+    rec.unsure = {i for i in unsure if rec.worlds[0].codes[i] != hole}
 
 
 __all__ = ["SourceMixin", "last_hub_position"]
