@@ -24,32 +24,15 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from killscore import Result, score_run
 
 START = "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
 FALL = 0.9  # seconds a drop's coins may still be falling after it starts
 
 
-BOOT = 1.0  # seconds a virtual hub takes to come back after power returns
 SETTLED = 4  # seconds the table's status must stay the same, hub connected, before the run is scored
-MATCH_WINDOW = 1.2  # seconds between the board's drop and the time the table's verdict gives it
-
-
-def _timed(turns: list[dict], verdicts: list[dict]) -> list[tuple]:
-    """Each turn with the board time, entry, exits (1-based) and flag of its
-    verdict: the next verdict of the same entry and exits (a turn the
-    players corrected keeps the corrected exits, and is flagged)."""
-    out, j = [], 0
-    for t in turns:
-        entry, exits = t["entry"] + 1, sorted(x + 1 for x in t["exits"])
-        k = next((i for i in range(j, len(verdicts)) if verdicts[i].get("entry") == entry), None)
-        if k is None:
-            out.append((None, entry, exits, False))
-            continue
-        v, j = verdicts[k], k + 1
-        out.append((v.get("t"), entry, exits, v.get("verdict") not in (None, "ok")))
-    return out
 
 
 def _reader(stream, q: queue.Queue, copy: Path) -> None:
@@ -59,34 +42,6 @@ def _reader(stream, q: queue.Queue, copy: Path) -> None:
             f.write(line)
             f.flush()
     q.put(None)
-
-
-@dataclass
-class Result:
-    drops: int = 0  # drops the board produced (truth)
-    scored: int = 0  # drops in the journal
-    exact: int = 0
-    flagged: int = 0  # other exits than the board's, but flagged (a mismatch verdict)
-    silent: int = 0  # other exits than the board's, not flagged
-    lost: int = 0
-    lost_unpowered: int = 0  # of those, drops that fell while the hub had no power (unplugged, resetting)
-    duplicated: int = 0
-    kills: int = 0
-    kills_falling: int = 0
-    belief_ok: bool | None = None
-    between: int = 0  # drops that fell while no match was in progress (a match had just ended)
-    matches: int = 0  # matches the journal holds
-    problems: list = field(default_factory=list)
-
-    def lines(self) -> list[str]:
-        return [
-            f"drops on the board {self.drops} ({self.between} more between matches, not scored by design), "
-            f"in the journal {self.scored}",
-            f"exact {self.exact}, other exits flagged {self.flagged}, other exits silent {self.silent}",
-            f"lost {self.lost} ({self.lost_unpowered} fell while the hub had no power), duplicated {self.duplicated}",
-            f"kills {self.kills} ({self.kills_falling} while coins fell), matches {self.matches}",
-            f"belief of the rockers matches the board at the end: {self.belief_ok}",
-        ] + [f"problem: {p}" for p in self.problems]
 
 
 class KillRig:
@@ -241,15 +196,8 @@ class KillRig:
             pass  # the board has stopped: nothing left to clear
 
     def _watch(self, board_t: float) -> None:
-        """Board-time windows with no match in progress: drops then score nothing, by design."""
-        st = self.status()
-        self.press_on(st)
-        idle = st is not None and (st.get("phase") == "menu" or st.get("over"))
-        if idle and self._idle_since is None:
-            self._idle_since = board_t
-        elif st is not None and not idle and self._idle_since is not None:
-            self.gaps.append((self._idle_since, board_t))
-            self._idle_since = None
+        """The players at the table (the journals tell, when scoring, when no match was in progress)."""
+        self.press_on(self.status())
 
     # -- the run -----------------------------------------------------------------------------------
 
@@ -277,7 +225,6 @@ class KillRig:
         plan = self.kill_times()
         i = 0
         last = self.schedule[-1][0] + FALL
-        self.gaps, self._idle_since = [], None
         watched = 0.0
         while True:
             self._board_news()
@@ -320,8 +267,6 @@ class KillRig:
             else:
                 same = 0
             time.sleep(1.0)
-        if self._idle_since is not None:
-            self.gaps.append((self._idle_since, float("inf")))
         self.stop_board()  # its truth log is complete once it has stopped
         if self.board_killed:
             res.problems.append("the virtual board did not stop on SIGINT within 30 s and was killed")
@@ -346,53 +291,6 @@ class KillRig:
         return refs
 
     def score(self, res: Result, st: dict | None) -> list[str]:
-        truth = [json.loads(x) for x in self.truth.read_text().splitlines() if x.strip()]
-        drops = [d for d in truth if d.get("kind") == "drop"]
-        # an unplugged or resetting hub has no power: what falls then nobody sees (a boot takes about a second)
-        dark = [(f["t"], f["t"] + f.get("duration", 0.0) + BOOT) for f in truth
-                if f.get("kind") == "fault" and f.get("fault") in ("unplug", "hub_reset")]
-        drops.sort(key=lambda d: d["t"])
-        turns = []  # (board time, entry 1.., exits 1.., flagged) of every drop the journal holds
-        refs = self.match_refs()
-        res.matches = len(refs)
-        for ref in refs:
-            r = subprocess.run([self.python, "-m", "coindrel", "history", ref, "--json", "--state-dir",
-                                str(self.state)], capture_output=True, text=True, env=self.env)
-            if r.returncode != 0:
-                return [f"coindrel history {ref} failed: {r.stderr.strip()}"]
-            detail = json.loads(r.stdout)
-            turns += _timed(detail["turns"], [v for v in detail["verdicts"] if v.get("drop") is not None])
-        between = [d for d in drops if any(a <= d["t"] <= b for a, b in self.gaps)]
-        res.between = len(between)
-        drops = [d for d in drops if d not in between]
-        res.drops = len(drops)
-        res.scored = len(turns)
-        # each journal drop to the board's drop at the same time (board clock) and entry
-        free = list(range(len(turns)))
-        for d in drops:
-            near = [k for k in free if turns[k][1] == d["entry"] and turns[k][0] is not None
-                    and abs(turns[k][0] - d["t"]) < MATCH_WINDOW]
-            if not near:
-                res.lost += 1
-                res.lost_unpowered += any(a <= d["t"] <= b for a, b in dark)
-                continue
-            k = min(near, key=lambda k: abs(turns[k][0] - d["t"]))
-            free.remove(k)
-            _, _, exits, flagged = turns[k]
-            if exits == d["exits"]:
-                res.exact += 1
-            elif flagged:
-                res.flagged += 1
-            else:
-                res.silent += 1
-        res.duplicated = len(free)
-        problems = []
-        if st is not None and drops:
-            after = drops[-1]["after"]
-            believed = st.get("board", "")
-            sides = lambda text: [c.upper() for c in text if c.upper() in "LR"]  # noqa: E731
-            res.belief_ok = sides(after) == sides(believed)
-        return problems
-
+        return score_run(self, res, st)
 
 __all__ = ["KillRig", "Result"]

@@ -75,3 +75,58 @@ def read_text_limited(path: str | Path, limit: int) -> str:
 
 
 __all__ = ["CONFIG", "BOARD", "JOURNAL", "LESSON", "NotAFile", "SMALL", "TooLarge", "read_limited", "read_text_limited"]
+
+
+# File systems the kernel makes up: nothing coindrel writes can be kept there,
+# and they answer "No such file or directory" to a new file or folder.
+KERNEL_FS = frozenset({"proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "debugfs", "securityfs",
+                       "configfs", "tracefs", "pstore", "bpf", "efivarfs", "autofs", "mqueue", "hugetlbfs",
+                       "fusectl", "binfmt_misc", "rpc_pipefs", "nsfs"})
+
+
+def file_system_of(path: str | Path) -> tuple[str, str] | None:
+    """(type, mount point) of the file system ``path`` lies on, from
+    /proc/self/mounts; None where that cannot be told."""
+    try:
+        real = os.path.realpath(path)
+        with open("/proc/self/mounts", "rb") as f:
+            lines = f.read(MIB).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    best = None
+    for line in lines:
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        point = parts[1].replace("\\040", " ")
+        if real == point or real.startswith(point.rstrip("/") + "/"):
+            if best is None or len(point) >= len(best[1]):
+                best = (parts[2], point)
+    return best
+
+
+def why_unwritable(path: str | Path, error: OSError) -> str:
+    """Why coindrel cannot keep files in the folder ``path``, in plain words
+    (``error`` is what the system said): /proc/1 answers "No such file or
+    directory", which names no real problem."""
+    p = Path(path)
+    fs = file_system_of(p)
+    if fs is not None and fs[0] in KERNEL_FS:
+        return (f"{p} is on {fs[1]} ({fs[0]}), a file system the kernel makes up, where nothing can be "
+                "stored")
+    code = error.errno
+    if code == errno.EROFS:
+        return f"the file system of {p} is read-only"
+    if code in (errno.EACCES, errno.EPERM):
+        try:
+            import getpass
+
+            user = getpass.getuser()
+        except Exception:  # noqa: BLE001 - no name for this user: say it without
+            user = f"uid {os.getuid()}"
+        return f"{user} may not write in {error.filename or p}"
+    if code == errno.ENOSPC:
+        return f"the file system of {p} is full"
+    if code == errno.ENOENT and error.filename and Path(error.filename).parent.is_dir():
+        return f"the file system of {p} does not let anyone create {error.filename} (not a place for files)"
+    return f"{error.filename or p}: {error.strerror or error}"

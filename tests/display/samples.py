@@ -50,6 +50,9 @@ SETUP_ITEMS = (
     MenuItem("Rules"), MenuItem("Lessons"), MenuItem("History"), MenuItem("Start match"),
 )
 
+HUB_LOST_REASON = ("hub on /dev/coindrel-hub: no data from the hub for 3.2 s (unplugged, reset or stuck); waiting "
+                   "for it to come back (the match waits; events meanwhile cannot be seen)")
+
 SAMPLES = {
     "match": MatchView(("Alice", "Bob"), 2, 40, VALUES[1], (12, 7), (31, 40), 1, "Alice to drop", clock=27.3),
     "match_hit": MatchView(("Alice", "Bob"), 2, 40, VALUES[1], (15, 7), (34, 40), None, "Alice scores 3 + 3",
@@ -109,6 +112,9 @@ SAMPLES = {
                                   "below R5S2 \u2014 look there.",)),
     "hub_lost": ConnectionView(attempts=3, since=12.4, where="/dev/ttyACM0"),
     "hub_lost_long": ConnectionView(attempts=42, since=754.0, where="/dev/serial/by-id/usb-coindrel-hub-if00"),
+    # what the flow shows: the link's own reason, which was cut to "hub on /dev/coindr..."
+    "hub_lost_reason": ConnectionView(detail=HUB_LOST_REASON, since=14.2),
+    "hub_lost_unplugged": ConnectionView(detail="the hub's port went away (virtual hub unplugged)", since=75.0),
     "message": MessageView("Remove switches", "Holes variant: take out R2S2, R2S6, R4S3 and R4S5, then press.",
                            alert=True),
     "message_plain": MessageView("Starting", "Reading the switches..."),

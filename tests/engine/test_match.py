@@ -1,6 +1,8 @@
 """Match flow beyond the vectors: clock, timeouts, reveal, undo, replay, variants."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from coindrel.ai import GreedyPlayer, RandomPlayer
 from coindrel.engine import (
@@ -13,6 +15,7 @@ from coindrel.engine import (
     MatchError,
     MatchSetup,
     Variants,
+    drop,
 )
 from coindrel.engine.match import TurnResult
 
@@ -196,3 +199,19 @@ def test_replay_refuses_a_log_that_does_not_fit():
         Match.replay(log)
     with pytest.raises(MatchError, match="setup"):
         Match.replay([{"do": "drop"}])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32), st.lists(st.integers(0, 7), min_size=400, max_size=400))
+def test_each_drop_scores_its_exits_values_and_logs_the_board_it_leaves(seed, entries):
+    # play() reads exits from the exit table and the board text without calls: the plain forms agree.
+    m = Match(MatchSetup(seed=seed, variants=Variants(shuffled=True)))
+    pick = iter(entries)
+    while not m.over:
+        before, values = m.board.copy(), m.values
+        r = m.play(next(pick))
+        o = drop(before, [r.entry])
+        assert r.exits == o.exits and r.points == sum(values[x] for x in o.exits)
+        line = next(a for a in reversed(m.log) if a["do"] == "drop")  # a reveal may follow it
+        assert r.board == o.board.text() == line["board"] and line["exits"] == list(o.exits)
+    assert len(m.results) < 400

@@ -171,3 +171,60 @@ def test_more_coins_out_of_one_last_outlet_than_its_nibble_holds_fall_back():
     o = predict(state, entries, stuck).outcome
     assert isinstance(o, PlainOutcome) and max(o.exit_counts) > 15
     assert_same(o, classic(state, entries, stuck), state)
+
+
+# -- the fast paths against the plain ones (issue 15) ------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(board_states(holes=True), st.lists(st.integers(0, 7), min_size=1, max_size=40))
+def test_holes_count_what_they_swallow_in_their_own_byte(state, entries):
+    # Up to 40 coins: holes swallow past the bytes they count in, and the drop falls back.
+    assert_same(drop(state, entries), classic(state, entries), state)
+
+
+def test_a_hole_that_swallows_more_than_its_byte_counts_falls_back_exactly():
+    from coindrel.engine.tables import HOLE_ROOM
+
+    rng, seen = MatchRandom(11), set()
+    for k in range(1, 3 * HOLE_ROOM):
+        state = BoardState.random(rng, G, coin_chance=0.3)
+        for s in G.hole_switches:
+            state.codes[s] = 4  # a hole (the Holes variant), whatever rested there
+        o = drop(state, [1] * k + [6] * k)
+        expected = classic(state, [1] * k + [6] * k)
+        assert_same(o, expected, state)
+        seen.add(("plain" if isinstance(o, PlainOutcome) else "fast", expected[4] > HOLE_ROOM, expected[4] > 0))
+    assert ("fast", False, True) in seen and ("plain", True, True) in seen  # both sides of the bound were tried
+
+
+def test_the_standard_board_drops_on_its_switch_bytes_alone_and_a_jam_adds_counters():
+    assert topology(G).tail == b"" and topology(G, [Jam("R2S3", 0)]).tail
+    state = BoardState.random(MatchRandom(12), G, coin_chance=0.5)
+    outcomes = [drop(state, [2, 5]), predict(state, [2, 5], [Jam("R2S3", 0)]).outcome,
+                drop(state, [0] * 30 + [5] * 25), state.copy().drop_in_place([4])]
+    assert isinstance(outcomes[2], PlainOutcome)
+    for o in outcomes:
+        assert type(o.exit_counts) is bytes and len(o.exit_counts) == G.exit_count
+
+
+@settings(max_examples=100, deadline=None)
+@given(board_states(), st.lists(st.integers(0, 7), min_size=1, max_size=6))
+def test_a_drops_board_is_a_board_state_like_any_other(state, entries):
+    b = drop(state, entries).board
+    assert isinstance(b, BoardState) and b == BoardState.parse(b.text()) and repr(b).startswith("BoardState.parse(")
+    assert pickle.loads(pickle.dumps(b)) == b and type(b.copy()) is BoardState and b.copy() == b
+    b.codes[0] = 1  # the caller's to change
+    assert b.pad("R1S1") == 1 and drop(b, entries).before() == b
+
+
+def test_a_predictions_sensors_are_worked_out_once_when_asked():
+    from coindrel.engine import ExitSensorDead, Prediction, observe
+
+    state = BoardState.random(MatchRandom(13), G, coin_chance=0.5)
+    p = predict(state, [3, 4], [ExitSensorDead(5)])
+    assert isinstance(p, Prediction) and p.observed is p.observed
+    assert p.observed == observe(p.outcome, [3, 4], [ExitSensorDead(5)])
+    given_seen = observe(p.outcome, [3, 4])
+    assert Prediction(p.outcome, given_seen, (), [3, 4]).observed is given_seen
+    assert Prediction(p.outcome, None, (), [3, 4]).observed == given_seen

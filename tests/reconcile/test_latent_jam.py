@@ -20,10 +20,27 @@ def test_the_chute_each_resting_coin_came_by_is_known():
     seen = 0
     for k in range(40):  # coins resting on row 1 came from an entry: no chute
         came = p.rests_via(codes, p.starts([k % 8]), p.base)
-        for t, (parent, side) in came.items():
-            assert codes[t] & COIN and G.outs[parent][side] == t
+        for t, vias in came.items():
+            assert codes[t] & COIN and vias and all(G.outs[parent][side] == t for parent, side in vias)
         seen += len(came)
     assert seen >= 5
+
+
+def test_every_chute_a_coin_reached_a_resting_pad_by_may_have_brought_the_coin_resting_there():
+    """Two coins of one cascade reach R4S5 from both sides: which one rests
+    is the order they meet the rocker in, which the cascade does not fix."""
+    p = Physics(G)
+    both = 0
+    for k in range(200):
+        codes = bytearray(BoardState.empty(G).codes)
+        rng = __import__("random").Random(k)
+        for s in range(G.switch_count):
+            codes[s] = rng.choice((0, 1, COIN, COIN | 1)) if G.labels[s][1] != "1" else rng.choice((0, 1))
+        came = p.rests_via(codes, p.starts([rng.randrange(8)]), p.base)
+        for t, vias in came.items():
+            assert all(G.outs[parent][side] == t for parent, side in vias)
+            both += len({parent for parent, _ in vias}) == 2
+    assert both > 0
 
 
 def test_a_jam_whose_coin_would_have_rested_unseen_is_listed_where_it_shows_and_revised():

@@ -156,6 +156,56 @@ def test_board_is_right_keeps_the_explanation_that_agrees_with_the_halls():
     assert rec.belief.text() == flat.text() and rec.worlds[0].faults == {HallFault("R2S2")}
 
 
+def test_board_is_right_keeps_a_hall_fault_whose_reading_the_table_did_not_take():
+    """Found by a newcomer: `sim --fault hall_fault@R4S1,mode=inverted` ended
+    naming a jam. The players' "Board is right" (also the back button) wiped
+    the hall fault the cascades had proven, and later drops fitted a jam
+    below the side the lying hall read."""
+    from coindrel.engine import HallFault
+
+    W = type(Reconciler(G).worlds[0])
+    flat = BoardState.parse("LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL")
+    lying = BoardState.parse("LLLLLLLL/LRLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL")  # R2S2 flipped, its hall lies (reads L)
+    hand = flat  # R2S2 put back by a hand, its hall right
+    rec = Reconciler(G, flat)
+    rec.worlds = [W(G, lying.codes, frozenset({HallFault("R2S2")}), 0.0), W(G, hand.codes, frozenset(), -3.0)]
+    # the table kept R2S2 where the cascade proved it (its hall was blamed): the hall fault stays first
+    rec.reset(lying, halls_right=True)
+    assert rec.belief.text() == lying.text() and rec.worlds[0].faults == {HallFault("R2S2")}
+    # the players took the hall's reading: the world that agrees comes first, the denied one is kept behind it
+    rec.worlds = [W(G, lying.codes, frozenset({HallFault("R2S2")}), 0.0), W(G, hand.codes, frozenset(), -3.0)]
+    rec.reset(flat, halls_right=True)
+    assert rec.belief.text() == flat.text() and rec.worlds[0].faults == frozenset() and rec.worlds[0].logw == 0.0
+    assert [w.faults for w in rec.worlds[1:]] == [{HallFault("R2S2")}] and -5.0 < rec.worlds[1].logw < 0.0
+    # no world agrees: the board as given first, the denied explanation behind it
+    rec.worlds = [W(G, lying.codes, frozenset({HallFault("R2S2")}), 0.0)]
+    rec.reset(flat, halls_right=True)
+    assert rec.worlds[0].faults == frozenset() and rec.worlds[1].faults == {HallFault("R2S2")}
+    assert rec.worlds[1].logw < rec.worlds[0].logw
+
+
+def test_a_link_lost_after_a_drop_ended_costs_that_drop_nothing_without_a_poll_between():
+    """`coindrel history N --events | coindrel reconcile -` flagged events_lost
+    for the drop before an unplug that the live table scored ok: live, the
+    table's poll closed that drop before the link went; a log's replay feeds
+    the status event next, and it took the still-open drop as lost."""
+    rec = Reconciler(G, START)
+    for ev in entry1(1.0):
+        rec.feed(ev)
+    rec.feed(StatusEvent(9.0, "disconnected", "unplugged"))  # long after the drop went quiet; no poll came
+    (r,) = rec.poll(9.0)
+    assert r.ok and r.diagnosis == [], r.to_json()
+    # a link lost while the drop is still open still marks it
+    rec = Reconciler(G, START)
+    events = entry1(1.0)
+    rec.feed(events[0])
+    rec.feed(StatusEvent(events[0].t + 0.01, "lost", "ring overflow", 2))
+    for ev in events[1:]:
+        rec.feed(ev)
+    (r,) = rec.flush()
+    assert not r.ok and r.diagnosis[0].fault.name == "events_lost"
+
+
 def test_holes_variant_makes_the_holes():
     rec = Reconciler(G, "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL", Variants(holes=True))
     assert rec.belief.holes() == ["R2S2", "R2S6", "R4S3", "R4S5"]
@@ -248,3 +298,40 @@ def test_a_group_cut_by_an_unplug_is_held_only_while_the_link_is_down():
     rec.feed(StatusEvent(61.0, "connected", "plugged in"))  # the board as believed: nothing more came
     (r,) = rec.poll(61.0)
     assert r.drop is None and r.diagnosis[0].fault.name == "events_lost"
+
+
+LEFT = "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
+
+
+def _entry5_cascade(t: float) -> list:
+    """A coin into entry 5 of the all-left board: R1S5, R2S5, R3S6, R4S6, R5S7 go over, exit 14."""
+    from coindrel.events import ExitEvent
+
+    out = [EntryEvent(t, 4)]
+    for k, label in enumerate(("R1S5", "R2S5", "R3S6", "R4S6", "R5S7")):
+        out += [SwitchEvent(t + 0.08 + 0.12 * k, label, "mid"), SwitchEvent(t + 0.1 + 0.12 * k, label, "R")]
+    return out + [ExitEvent(t + 0.75, 13)]
+
+
+def test_a_reset_while_a_coin_falls_keeps_its_drop_when_asked():
+    """The players answered the last drop while the next coin fell: the board
+    they vouched for was read mid-cascade (R1S5 and R2S5 already over); the
+    coin's drop is reconciled whole against the belief before it."""
+    events = _entry5_cascade(10.0)
+    rec = Reconciler(G, LEFT)
+    for ev in events[:5]:
+        rec.feed(ev)
+    assert rec.busy
+    sensed = BoardState.parse("LLLLRLLL/LLLLRLL/LLLLLLLL/LLLLLLL/LLLLLLLL", G)
+    rec.reset(sensed, halls_right=True, keep_open=True)
+    for ev in events[5:]:
+        rec.feed(ev)
+    (r,) = rec.flush()
+    assert (r.drop, r.entry, r.observed_exits, r.verdict) == (1, 4, (13,), "ok")
+    assert rec.belief.text() == drop(BoardState.parse(LEFT, G), [4]).board.text()
+
+    rec = Reconciler(G, LEFT)  # a new match lets go of what fell before it
+    for ev in events[:5]:
+        rec.feed(ev)
+    rec.reset(BoardState.parse(LEFT, G))
+    assert not rec.busy and rec.flush() == []

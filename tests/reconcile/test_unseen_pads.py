@@ -28,8 +28,10 @@ def _run(seed, fault, at, lost: bool):
     start, entries = match_entries(seed)
     run = synthesize(start, entries[:at + 12], [Injection(fault, at)], seed=seed)
     events = list(run.events)
-    if lost:  # the hub restarted just before the pad changed: its events meanwhile are unknown
-        t = run.drops[at].t - INJECT_BEFORE - 0.3
+    if lost:  # the hub restarted before the pad changed: its events meanwhile are unknown
+        # (longer before the next coin than a coin falls: a restart 1.5 s before it, the drop
+        # before long finished, could have lost that coin's first events, and says so)
+        t = run.drops[at].t - INJECT_BEFORE - 1.5
         k = next(i for i, ev in enumerate(events) if ev.t > t)
         events.insert(k, StatusEvent(t, "resync", "the hub restarted; events while it was restarting are unknown"))
     rec = Reconciler(start.geometry, start, run.header.variants)

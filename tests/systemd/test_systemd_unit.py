@@ -124,6 +124,33 @@ def test_security_exposure_is_below_5(tmp_path):
     assert result.returncode == 0  # --threshold=49: non-zero above 4.9
 
 
+def _exposure(path: Path) -> float:
+    result = subprocess.run([ANALYZE, "security", "--offline=true", "--no-pager", str(path)],
+                            capture_output=True, text=True, timeout=120)
+    m = re.search(r"Overall exposure level for \S+:\s*([\d.]+)", result.stdout)
+    assert m, result.stdout + result.stderr
+    return float(m.group(1))
+
+
+def test_the_diagnosis_child_may_lower_its_priority_and_nothing_else_of_resources():
+    """reconcile/child.py asks for nice(10) (setpriority): the filter lets
+    exactly that back in after denying @resources."""
+    s = unit_settings()
+    assert s["Service.SystemCallFilter"] == ["@system-service", "~@privileged @resources", "setpriority"]
+    assert one(s, "Service.CapabilityBoundingSet") == "" and "Service.LimitNICE" not in s  # so only lower, never raise
+
+
+@needs_analyze
+def test_allowing_the_childs_nice_keeps_the_exposure_where_it_was(tmp_path):
+    before = UNIT.read_text().replace("SystemCallFilter=setpriority\n", "").replace("PrivateMounts=yes\n", "")
+    assert before != UNIT.read_text()
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    (tmp_path / "old" / "coindrel.service").write_text(before)
+    (tmp_path / "new" / "coindrel.service").write_text(UNIT.read_text())
+    assert _exposure(tmp_path / "new" / "coindrel.service") <= _exposure(tmp_path / "old" / "coindrel.service")
+
+
 @pytest.mark.skipif(SYSUSERS is None, reason="systemd-sysusers is not installed here (CI installs systemd)")
 def test_sysusers_creates_the_user_in_its_groups(tmp_path):
     (tmp_path / "etc").mkdir()

@@ -82,7 +82,9 @@ def test_undo_of_a_mismatched_last_drop_keeps_journalling_and_files_the_real_end
     before the screen asked about it, so after "Undo last drop" the match
     played on with no journal open (the replayed drop lost on a power cut,
     the history showing a finished match that then went on). The end is
-    filed once, when the mismatch is answered and the match is really over."""
+    filed as the match ends (the history and the status agree at once), and
+    "Undo last drop" brings the journal back from the history: the replayed
+    drop goes into the same journal, and the real end is filed again."""
     import copy
 
     from coindrel.engine import drop
@@ -133,7 +135,9 @@ def test_undo_of_a_mismatched_last_drop_keeps_journalling_and_files_the_real_end
     last, replay = n % 8, next(e for e in range(8) if e != n % 8 and ends_the_match(e))
     coin(last, "mismatch")
     assert m.over and flow.mode is Mode.MISMATCH
-    assert filed == [] and table.journalled is m, "filed before the players answered the mismatch"
+    ended = len(m.results)
+    assert filed == [ended] and table.journal is None, "filed as it ended"
+    assert [x.result for x in list_matches(tmp_path)] == ["finished"]
     table.handle_action("select")  # to the choices
     while flow.view(table.now()).options[flow.view(table.now()).selected] != "Undo last drop":
         table.handle_action("next")
@@ -146,7 +150,7 @@ def test_undo_of_a_mismatched_last_drop_keeps_journalling_and_files_the_real_end
     assert current.result == "in progress" and current.turns == turns
     coin(replay)
     assert m.over and flow.mode is Mode.ROUND_RESULT
-    assert filed == [turns + 1] and table.journal is None
+    assert filed == [ended, turns + 1] and table.journal is None
     [summary] = list_matches(tmp_path)
     assert summary.result == "finished" and summary.turns == turns + 1 and summary.totals == m.totals
     detail = load_match(tmp_path, "last")

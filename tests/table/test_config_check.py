@@ -78,7 +78,8 @@ def test_types_and_ranges_name_file_table_key_and_fix(tmp_path, capsys, table, k
 
 
 @pytest.mark.parametrize("state, needles", [
-    ("/proc/nope", ["[storage] state_dir", "cannot use /proc/nope", "create it writable", "or set state_dir"]),
+    ("/proc/nope", ["[storage] state_dir", "cannot use /proc/nope", "a file system the kernel makes up",
+                    "set state_dir to a folder on a disk"]),
     ("{tmp}/a-file/state", ["[storage] state_dir", "a-file/state", "a file, not a folder", "/var/lib/coindrel"]),
     ("{tmp}/a-file", ["[storage] state_dir", "a file, not a folder", "folder of its own"]),
 ])

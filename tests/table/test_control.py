@@ -158,7 +158,7 @@ async def test_coindrel_ctl_talks_to_the_table(served, capsys):
     table, server = served
     sock = str(server.path)
     assert await asyncio.to_thread(main, ["ctl", "--socket", sock, "new-match", "--players", "Ann,Bo",
-                                          "--clock", "30", "--holes"]) == 1  # holes: the pads must be taken out
+                                          "--clock", "30", "--holes"]) == 2  # holes: the pads must be taken out
     assert "did not start" in capsys.readouterr().err
     assert await asyncio.to_thread(main, ["ctl", "--socket", sock, "new-match", "--players", "Ann,Bo"]) == 0
     capsys.readouterr()
@@ -177,3 +177,24 @@ async def test_ctl_without_a_table_says_what_to_do(tmp_path, capsys):
     for path, what in ((tmp_path / "plain", "is a file"), (tmp_path, "is a folder")):
         assert await asyncio.to_thread(main, ["ctl", "--socket", str(path), "status"]) == 2
         assert f"{what}, not the table's control socket" in capsys.readouterr().err
+
+
+async def test_a_refused_new_match_exits_2_and_pads_clear_answers_the_question(served, capsys):
+    """A coin that went in between matches (a served board's players drop on
+    their own): the refusal says how to answer, and --pads-clear does."""
+    table, server = served
+    sock = str(server.path)
+    table.flow.on_entry(3, table.now())  # no match: the coin may rest on any pad
+    assert await asyncio.to_thread(main, ["ctl", "--socket", sock, "new-match", "--players", "Ann,Bo"]) == 2
+    err = capsys.readouterr().err
+    assert "between matches" in err and "--pads-clear" in err and "kill -USR1" in err
+    assert table.flow.match is None
+    # asked again without it: refused again (nobody said the pads are clear)
+    assert await asyncio.to_thread(main, ["ctl", "--socket", sock, "new-match", "--players", "Ann,Bo"]) == 2
+    capsys.readouterr()
+    assert await asyncio.to_thread(main, ["ctl", "--socket", sock, "new-match", "--players", "Ann,Bo",
+                                          "--pads-clear"]) == 0
+    assert table.flow.match is not None and table.flow.match.setup.players == ("Ann", "Bo")
+    (a,) = await ask(server.path, b'{"cmd": "new-match", "players": ["A", "B"], "pads_clear": "yes"}\n')
+    assert not a["ok"] and "pads_clear" in a["error"]
+

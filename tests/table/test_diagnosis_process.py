@@ -209,3 +209,27 @@ def test_coindrel_run_starts_one_child_in_its_cgroup_and_sigkill_leaves_none(tmp
     finally:
         daemon.kill()
         daemon.wait()
+
+
+def test_coindrel_run_with_diagnosis_thread_starts_no_child(tmp_path):
+    """[board] diagnosis = "thread": the loop diagnoses on its worker thread.
+    The control socket listens once the loop has placed the diagnosis
+    (loop.py: the child, were there one, is started before it)."""
+    sock = tmp_path / "control.sock"
+    config = tmp_path / "coindrel.toml"
+    config.write_text(f'[storage]\nstate_dir = "{tmp_path / "state"}"\n[board]\nsource = "none"\ndiagnosis = "thread"\n'
+                      f'[display]\ndriver = "dummy"\n[control]\nsocket = "{sock}"\n')
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    daemon = subprocess.Popen([sys.executable, "-m", "coindrel", "run", "--config", str(config)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        deadline = time.monotonic() + CEILING
+        while not sock.exists() and daemon.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sock.exists(), f"the control socket never came (daemon exit {daemon.poll()})"
+        assert _children(daemon.pid) == []
+        daemon.send_signal(signal.SIGTERM)
+        assert daemon.wait(CEILING) == 0
+    finally:
+        daemon.kill()
+        daemon.wait()

@@ -148,6 +148,36 @@ def test_board_is_right_believes_the_switches_as_the_halls_read_them():
     assert any(e.get("do") == "board" for e in m.log)  # journalled: a restart believes it too
 
 
+@pytest.mark.parametrize("confidence, kept", [(0.9, True), (0.6, False)])
+def test_board_is_right_keeps_a_hall_the_diagnosis_holds_lying(confidence, kept):
+    """Found by a newcomer (sim --fault hall_fault@R4S1,mode=inverted ended
+    "Faults named: jam at R4S1 right outlet"): "Board is right" is also the
+    back button, and players see rockers, not sensors; a hall the diagnosis
+    on screen is sure of lying keeps the side the cascade proved. A hall
+    fault it is not sure of (a tie after an outage) is the players' to deny."""
+    from coindrel.engine import HallFault
+    from coindrel.reconcile.belief import Finding
+
+    flow = make_flow()
+    m = started(flow)
+    o = drop(m.board, [3])
+    for s, label in enumerate(G.labels):
+        flow.on_event(SwitchEvent(1.0, label, "LR"[o.board.codes[s] & 1]), 1.0)
+    believed = bytearray(o.board.codes)
+    r3s4 = G.labels.index("R3S4")
+    believed[r3s4] ^= 1  # the cascade proved R3S4 on the other side than its hall reads
+    rep = DropReport(drop=1, entry=3, entry_seen=True, t=1.0, expected_exits=o.exits, observed_exits=o.exits,
+                     verdict="mismatch", diagnosis=[Finding(HallFault("R3S4"), confidence)],
+                     state=BoardState(G, bytes(believed)).rows(), scored_exits=o.exits)
+    flow.on_report(rep, 2.0)
+    kinds(flow)
+    choose(flow, "Board is right", 3.0)
+    assert flow.mode == "turn"
+    assert m.board.codes[r3s4] == (believed[r3s4] if kept else o.board.codes[r3s4])
+    others = [s for s in range(G.switch_count) if s != r3s4]
+    assert [m.board.codes[s] for s in others] == [o.board.codes[s] for s in others]
+
+
 def test_board_is_right_without_hall_sensors_keeps_the_explained_board():
     flow = TableFlow(G, Choices(), new_seed=lambda: 1234, read_board=lambda: BoardState.parse(FLAT), has_halls=False)
     m = started(flow)
@@ -186,22 +216,38 @@ def _to_the_last_drop(flow):
 
 
 @pytest.mark.parametrize("answer", ["Board is right", "Correct score", "Correct score, cancelled"])
-def test_a_mismatched_last_drop_ends_the_match_only_once_it_is_answered(answer):
+def test_a_mismatched_last_drop_files_the_match_as_it_ends_and_a_correction_reopens_it(answer):
+    """The match is filed as it ends (the history and ``ctl status`` agree at
+    once; it waited for the last mismatch's answer). Correcting the last drop
+    reopens it, and it is filed again when it ends again."""
     flow = make_flow(clock="off")
     m, entry, now = _to_the_last_drop(flow)
     finding = type("F", (), {"say": "Exit 16 did not see a coin."})()
     flow.on_entry(entry, now)
     flow.on_report(report_for(m, entry, len(m.results) + 1, verdict="mismatch", seen=(), diagnosis=[finding]), now)
     assert m.over and flow.mode == "mismatch"
-    assert not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
+    ends = lambda got: [k for k in got if k[0] in (fx.END_MATCH, fx.REOPEN_MATCH)]  # noqa: E731
+    assert ends(kinds(flow)) == [(fx.END_MATCH, "finished", None)]
     flow.tick(now + 60)  # however long the players take
-    assert flow.mode == "mismatch" and not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
+    assert flow.mode == "mismatch" and not ends(kinds(flow))
     choose(flow, answer.split(",")[0], now + 61)
     if answer.startswith("Correct"):
-        assert flow.mode == "correct" and not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
+        assert flow.mode == "correct" and ends(kinds(flow)) == [(fx.REOPEN_MATCH, "", None)]
         flow.on_action("back" if "cancelled" in answer else "hold-select", now + 62)
-    assert m.over and flow.mode == "round-result"
-    assert [k for k in kinds(flow) if k[0] == fx.END_MATCH] == [(fx.END_MATCH, "finished", None)]
+        assert m.over and flow.mode == "round-result"
+        assert ends(kinds(flow)) == [(fx.END_MATCH, "finished", None)]  # filed again, with what it scores now
+    assert m.over and flow.mode == "round-result" and not ends(kinds(flow))
     flow.tick(now + 70)
     flow.on_action("select", now + 71)
-    assert flow.mode == "result" and not [k for k in kinds(flow) if k[0] == fx.END_MATCH]
+    assert flow.mode == "result" and not ends(kinds(flow))
+
+
+def test_undoing_the_last_drop_of_a_filed_match_reopens_it():
+    flow = make_flow(clock="off")
+    m, entry, now = _to_the_last_drop(flow)
+    finding = type("F", (), {"say": "Exit 16 did not see a coin."})()
+    flow.on_entry(entry, now)
+    flow.on_report(report_for(m, entry, len(m.results) + 1, verdict="mismatch", seen=(), diagnosis=[finding]), now)
+    assert [k for k in kinds(flow) if k[0] == fx.END_MATCH] == [(fx.END_MATCH, "finished", None)]
+    choose(flow, "Undo last drop", now + 1)
+    assert not m.over and [k for k in kinds(flow) if k[0] == fx.REOPEN_MATCH] == [(fx.REOPEN_MATCH, "", None)]

@@ -123,3 +123,28 @@ def test_the_board_events_export_as_an_observation_log(tmp_path):
     assert len(log.events) == sum(1 for line in b.data.splitlines() if b'"k":"ev"' in line)
     assert {e.kind for e in log.events} == {"entry", "switch", "exit", "status"}
     assert [event_to_json(e) for e in log.events] == detail.contents.event_dicts
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_exported_events_reconcile_as_the_live_table_did(tmp_path, seed):
+    """Found by a newcomer: a match with an unplug between drops, scored fine
+    live, exported with --events and reconciled offline, flagged a drop's
+    events as lost. Every drop's verdict offline is the one the table gave."""
+    import asyncio
+    import json
+
+    from coindrel.reconcile.offline import reconcile_log
+    from coindrel.table.fastsim import FastRig
+    from coindrel.table.sim import SimOptions
+
+    opts = SimOptions(display="none", seed=seed, faults=("unplug,t=20,duration=3",))
+    rig = FastRig(opts, [], state_dir=str(tmp_path), store_options={"datasync": lambda fd: None})
+    asyncio.run(rig.run())
+    detail = load_match(tmp_path, "1")
+    live = {r.data["drop"]: r.data["verdict"] for r in detail.contents.records
+            if r.kind == "verdict" and r.data.get("drop")}
+    lines = detail.observation_log()
+    assert sum(1 for line in lines if '"disconnected"' in line) == 1
+    _rec, reports = reconcile_log(read_log(lines))
+    offline = {r.drop: r.verdict for r in reports if r.drop is not None}
+    assert len(live) >= 40 and offline == live

@@ -35,6 +35,11 @@ def test_check_reports_what_would_run(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert "source virtual" in r.stdout and "[display] configured" in r.stdout
+    assert "diagnosis in a child process" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "coindrel", "run", "--check", "--config",
+                        str(write_config(tmp_path, CONFIG.replace('source = "virtual"', 'source = "virtual"\ndiagnosis = "thread"')))],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "diagnosis in a worker thread" in r.stdout, r.stderr
 
 
 def test_a_bad_config_names_the_key_before_anything_starts(tmp_path):

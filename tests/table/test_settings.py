@@ -43,7 +43,7 @@ def test_the_example_file_validates_and_says_what_it_shows():
     assert s.source == str(EXAMPLE)
     assert s.storage.state_dir == Path("/var/lib/coindrel") and s.storage.keep_matches == 0
     assert s.match.clock == 60.0 and s.match.players == ("Player 1", "Player 2") and s.match.seed is None
-    assert s.board.geometry_name == "standard" and s.board.source == "hub"
+    assert s.board.geometry_name == "standard" and s.board.source == "hub" and s.board.diagnosis == "process"
     assert s.board.backend.url == "/dev/coindrel-hub" and s.board.backend.channel_map is not None
     # The display and I/O tables, parsed by their own modules.
     assert s["display"].driver == "ssd1306" and s["display"].address == 0x3C
@@ -53,7 +53,7 @@ def test_the_example_file_validates_and_says_what_it_shows():
 
 def test_an_empty_file_means_all_defaults():
     s = load("")
-    assert s.match == MatchDefaults() and s.board.source == "hub"
+    assert s.match == MatchDefaults() and s.board.source == "hub" and s.board.diagnosis == "process"
     assert set(s.sections) == {"display", "inputs", "outputs", "club"}  # each with its owner's defaults
     assert s["club"] is None  # no [club]: the table stays off the network
     assert s["storage"] is s.storage and s["display"] is s.sections["display"]
@@ -125,6 +125,8 @@ def test_a_board_file_relative_to_the_configuration(tmp_path):
     ("[match]\nrounds = 3", ["[match] has unknown key(s) rounds"]),
     ("[board]\nsource = \"usb\"", ["[board] source", "'usb' is not a board source", "'gpio', 'hub', 'none', 'virtual'"]),
     ("[board]\nhub = 3", ["[board] hub", "must be a table"]),
+    ("[board]\ndiagnosis = \"child\"", ["[board] diagnosis", "'child' is not one of 'process', 'thread'"]),
+    ("[board]\ndiagnosis = true", ["[board] diagnosis", "text in quotes", 'diagnosis = "process"']),
     ("[board.serial]\nport = \"/dev/x\"", ["[board] has unknown key(s) serial"]),
     ("[board]\nsource = \"hub\"\n[board.hub]\nurl = \"nonsense://x\"",
      ["[board.hub] url", "pyserial has no nonsense:// ports", "socket://"]),
@@ -220,3 +222,8 @@ def test_new_setup_draws_and_records_the_seed():
 def test_a_hub_url_pyserial_knows_is_taken_as_written(url):
     s = load(f'[board]\nsource = "hub"\n[board.hub]\nurl = "{url}"\n')
     assert s.board.backend.url == url
+
+
+def test_the_diagnosis_may_run_on_a_thread_instead_of_the_child_process():
+    assert load('[board]\ndiagnosis = "thread"').board.diagnosis == "thread"
+    assert load('[board]\ndiagnosis = "process"').board.diagnosis == "process"

@@ -96,3 +96,53 @@ def test_a_person_sets_up_a_lesson_with_the_virtual_hands(tmp_path):
     for ev in out.events[seen:]:
         table.handle_event(ev)
     assert flow.runner.still_to_set() == ()
+
+
+def test_matches_n_means_n_when_someone_else_presses_past_the_result(tmp_path):
+    """A scripted hold on the result screen moved the table on before the
+    simulated players pressed there, so they never counted that match:
+    ``--matches 2 --seed 4`` with ``{"t": 69, "press": "hold"}`` played 3."""
+    from coindrel.table.modes import Mode
+    from coindrel.table.script import Do, ScriptStep
+
+    from .awkward import rig_for, run_until
+
+    rig = rig_for(tmp_path, matches=2, seed=4)
+    try:
+        assert run_until(rig, lambda: rig.table.flow.mode is Mode.RESULT, 1500)
+        rig.apply(ScriptStep(rig.t, Do.PRESS, "hold-select", "", 1))  # a person presses past the result
+        assert rig.table.flow.mode is Mode.MENU
+        assert run_until(rig, lambda: rig.players.finished.is_set(), 1500)
+        rig.tick()
+        assert rig.table.flow.match is None or not rig.table.flow.match.results  # no third match began
+        assert len(rig.out.matches) == 2 and all(m.over for m in rig.out.matches)
+    finally:
+        rig.close()
+
+
+def test_sim_fast_with_display_capture_writes_the_frames(tmp_path, capsys):
+    """``--fast --display capture --out DIR`` wrote no frame: --fast dropped
+    the display for text lines. Now each screen the OLED shows is a PNG."""
+    from PIL import Image
+
+    from coindrel.cli import main
+
+    out = tmp_path / "frames"
+    out.mkdir()
+    assert main(["sim", "--fast", "--display", "capture", "--out", str(out), "--until", "15",
+                 "--state-dir", str(tmp_path / "state")]) == 0
+    frames = sorted(out.glob("*.png"))
+    assert len(frames) >= 5, frames
+    images = [Image.open(f) for f in frames]
+    assert all(im.size[0] >= 128 and im.size[1] >= 64 for im in images)
+    assert len({im.tobytes() for im in images}) >= 5  # the screens change as the match goes on
+    assert "drops" in capsys.readouterr().out  # the summary still closes the run
+
+
+def test_sim_fast_with_display_gifanim_writes_the_gif(tmp_path):
+    from coindrel.cli import main
+
+    gif = tmp_path / "m.gif"
+    assert main(["sim", "--fast", "--display", "gifanim", "--out", str(gif), "--until", "8",
+                 "--state-dir", str(tmp_path / "state")]) == 0
+    assert gif.stat().st_size > 0

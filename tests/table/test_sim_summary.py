@@ -144,6 +144,22 @@ def test_an_unplug_from_the_fault_list_is_counted(tmp_path):
     assert result["unplugs"] == 1 and result["errors"] == []
 
 
+@pytest.mark.parametrize("mode", ["inverted", "stuck"])
+def test_a_lying_hall_is_named_to_the_end(tmp_path, mode):
+    """Found by a newcomer: with R4S1's hall inverted (or stuck), the first
+    mismatches named the hall, and the summary ended "Faults named: jam at
+    R4S1 right outlet (100%)": the simulated players' "Board is right" (the
+    back button) had made the table believe the lying hall."""
+    opts = SimOptions(display="none", clock="turbo", reveal_seconds=0.5, think=0.2, pause=0.3,
+                      faults=(f"hall_fault@R4S1,t=10,mode={mode}",))
+    rig = FastRig(opts, [], state_dir=str(tmp_path), store_options=FAST)
+    result = result_json(rig.table, asyncio.run(rig.run()), 0.0)
+    assert result["over"] and result["mismatches"] >= 2, result
+    named = [(f["fault"], f["where"]) for f in result["faults"]]
+    assert named[:1] == [("hall_fault", "R4S1")], named
+    assert not [m for m in result["mismatch_drops"] if "jamming" in m["said"]], result["mismatch_drops"]
+
+
 def test_a_sim_with_the_tables_own_opponent_repeats_from_its_seed(tmp_path):
     """Found by a newcomer: `sim --fast --seed 1 --opponent hard` gave 40-180, then 56-191."""
     import asyncio

@@ -150,3 +150,20 @@ def test_resumed_match_time_carries_on_from_the_last_action(tmp_path):
         rec.match.coin_seen(now + 1 + offset)  # and time does not run backwards for it
         rec.journal.sync_match(rec.match)
         rec.journal.close()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/1"), reason="needs Linux's /proc")
+@pytest.mark.parametrize("where", ["/proc/1", "/proc/1/no-such-folder"])
+def test_a_state_dir_on_proc_names_the_real_problem(where, capsys):
+    """``--state-dir /proc/1`` said "No such file or directory": the folder
+    exists, but /proc is the kernel's own file system and keeps nothing."""
+    from coindrel.cli import main
+
+    with pytest.raises(StoreError) as e:
+        MatchStore(where).open()
+    said = str(e.value)
+    assert "No such file" not in said and "a file system the kernel makes up" in said and "/proc" in said
+    assert "state_dir" in said
+    assert main(["sim", "--fast", "--state-dir", where]) == 2
+    err = capsys.readouterr().err
+    assert "a file system the kernel makes up" in err and "Traceback" not in err

@@ -244,3 +244,45 @@ def test_urls():
     for port in ("99999", "-1"):  # bind() raised OverflowError: a traceback
         with pytest.raises(ValueError, match=f"port {port} is not a TCP port"):
             parse_url(f"socket://127.0.0.1:{port}")
+
+
+def test_sigusr1_takes_the_coins_off_a_served_boards_pads(tmp_path):
+    """A board served with no terminal (no --keyboard): a person's "take every
+    coin off the pads" is SIGUSR1, as the board says when it starts."""
+    import queue
+    import signal
+    import subprocess
+    import sys
+
+    # a coin at t=0.5 that comes to rest on an empty left pad of the all-left board
+    proc = subprocess.Popen([sys.executable, "-m", "coindrel", "virtual-board", "--serve", "socket://127.0.0.1:0",
+                             "--speed", "1000", "--start", "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL", "--drop", "1@0.5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout] and lines.put(None), daemon=True).start()
+
+    def until(text, ceiling=60.0):  # a real-time ceiling only a hang reaches
+        seen = []
+        for _ in range(2000):
+            line = lines.get(timeout=ceiling)
+            assert line is not None, seen
+            seen.append(line)
+            if text in line:
+                return line
+        raise AssertionError(seen)
+
+    try:
+        hint = until("kill -USR1")
+        assert f"kill -USR1 {proc.pid}" in hint
+        for _ in range(1000):  # until the coin rests (bounded: at 1000x it falls in about a millisecond)
+            proc.send_signal(signal.SIGUSR1)
+            said = until("pads cleared by hand")
+            if "no coin was resting" not in said:
+                break
+        assert "R1S1" in said, said
+        proc.send_signal(signal.SIGUSR1)
+        assert "no coin was resting" in until("pads cleared by hand")  # they were taken off
+        assert proc.poll() is None  # the board serves on
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -27,6 +27,9 @@ def add_arguments(p) -> None:
     n.add_argument("--clock", choices=("30", "60", "120", "turbo", "off"), help="turn clock (default: the table's)")
     for v in ("holes", "halved", "shuffled"):
         n.add_argument(f"--{v}", action="store_true")
+    n.add_argument("--pads-clear", action="store_true",
+                   help="every coin is off the pads (answers the table's 'take every coin off the pads' as "
+                        "pressing there does)")
     b = sub.add_parser("press", help="press one of the table's buttons")
     b.add_argument("button", choices=("select", "back", "left", "right", "hold"))
 
@@ -97,9 +100,17 @@ def human(st: dict) -> str:
         a, b = st["players"]
         lines = [f"Round {st['round']}: {a} {st['totals'][0]}, {b} {st['totals'][1]} "
                  f"(this round {st['scores'][0]}-{st['scores'][1]}), {st['drops']} drops; "
-                 + ("match over" if st["over"] else f"{st['to_move']} to drop"), f"Screen {st['mode']}; {link}"]
+                 + (f"match over, {'a draw' if st['winner'] == 'draw' else str(st['winner']) + ' wins'}" if st["over"]
+                    else f"{st['to_move']} to drop"), f"Screen {st['mode']}; {link}"]
     if st.get("message"):
         lines.append(f"{st['message']['title']}: {st['message']['text']}")
+    a = st.get("asking")
+    if a:
+        what = {True: "the board did not do what the engine predicted", None: "the players count its coins",
+                False: "the board did what the engine predicted, but the table flags it"}[a.get("board_mismatch")]
+        lines.append(f"Waiting for an answer about drop {a.get('drop')} ({what}):")
+        lines += [f"  {x}" for x in (*a.get("facts", ()), *a.get("findings", ()))]
+        lines.append(f"  {a.get('answer')}")
     for f in st.get("faults") or []:
         lines.append(f"Fault: {f.get('say') or f}")
     return "\n".join(lines)
@@ -119,12 +130,14 @@ def run(args) -> int:
                "variants": [v for v in ("holes", "halved", "shuffled") if getattr(args, v)]}
         if args.clock:
             req["clock"] = args.clock
+        if args.pads_clear:
+            req["pads_clear"] = True
     answer = request(path, req)
     if not answer.get("ok"):
         import sys
 
         print(f"coindrel ctl: {answer.get('error', 'the table refused the request')}", file=sys.stderr)
-        return 1
+        return 2  # as every error (README: errors exit 2)
     st = answer.get("status", {})
     if getattr(args, "json", False):
         print(json.dumps(st, indent=2, ensure_ascii=False))

@@ -48,6 +48,9 @@ def _outcome(s) -> str:
     if s.result == "unreadable":
         return f"unreadable: {s.problem}"
     if s.result == "in progress":
+        if s.winner is not None:  # over; filed once the last drop's mismatch screen is answered at the table
+            won = "a draw" if s.winner == "draw" else f"{s.winner_name} wins"
+            return f"over ({won}), the last drop waits for an answer on the table"
         return f"in progress, round {s.round}"
     if s.result == "abandoned":
         return "abandoned" + (f" ({s.why})" if s.why else "")

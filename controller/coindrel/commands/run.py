@@ -40,6 +40,7 @@ def check(settings) -> int:
     b = settings.board
     print(f"{settings.source}: OK")
     print(f"  board {b.geometry_name}; source {b.source}: {backend(b.source).summary}")
+    print(f"  diagnosis in a {'child process' if b.diagnosis == 'process' else 'worker thread'}")
     print(f"  state in {settings.storage.state_dir} (writable)")
     for name in ("display", "inputs", "outputs"):
         print(f"  [{name}] {'configured' if settings[name] is not None else 'not configured'}")

@@ -102,8 +102,8 @@ def run(args) -> int:
         from ..table.script import load_script
 
         script = load_script(args.script, standard_geometry())
-    if args.fast:
-        args.display = "text"
+    if args.fast and args.display not in ("capture", "gifanim", "none"):
+        args.display = "text"  # no terminal OLED on virtual time; capture and gifanim draw its frames
     club = None
     if args.club or args.table:
         if not (args.club and args.table):

@@ -128,21 +128,36 @@ def draw_history(d, p: Panel, view: HistoryView) -> None:
 
 
 def draw_connection(d, p: Panel, view: ConnectionView) -> None:
-    alert_bar(d, p, view.title)
-    dots = "." * (view.attempts % 4)
-    msg = T.fit(view.detail, p.body, p.w - 16)
-    y = p.line + max(3, (p.h - 3 * p.line) // 2)
-    x = (p.w - T.width(msg + "...", p.body)) // 2
-    T.draw_text(d, (x, y), msg + dots, p.body)
+    """The whole reason, never cut: in words when it fits, in the tiny face
+    when it is long (the link's reason names the port and what to do)."""
+    top = alert_bar(d, p, view.title)
     secs = int(view.since)
     when = f"{secs // 60} min {secs % 60:02d} s" if secs >= 60 else f"{secs} s"
     info = f"try {view.attempts}, {when}" if view.attempts else when
-    lines = [info.upper()] + ([view.where] if view.where else [])
-    yy = p.h - len(lines) * (T.TINY_HEIGHT + 2) + 1
-    for line in lines:
+    tiny_pitch = T.TINY_HEIGHT + 2
+    bottom = [info.upper()] + (T.wrap_tiny(view.where, p.w - 1)[:2] if view.where else [])
+    yy = p.h - len(bottom) * tiny_pitch + 1
+    room = yy - top - 2  # rows for the reason
+    gap, pitch = 2, p.line - 1
+    dots = "." * (view.attempts % 4)
+    lines = T.wrap(view.detail + dots, p.body, p.w - 3, gap)
+    if len(lines) * pitch <= room:
+        y = top + max(1, (room - len(lines) * pitch) // 2)
+        for i, line in enumerate(lines):
+            T.draw_spaced(d, ((p.w - T.spaced_width(line, p.body, gap)) // 2, y + i * pitch), line, p.body, gap)
+    else:
+        lines = [x for x in T.wrap_tiny(view.detail, p.w - 1) if x]
+        fits = max(1, room // tiny_pitch)
+        if len(lines) > fits:  # longer than any reason the table gives: its end is cut, and says so
+            lines = lines[:fits]
+            lines[-1] = T.fit_tiny(lines[-1] + " ...", p.w - 1)
+        y = top + 1
+        for i, line in enumerate(lines):
+            T.draw_tiny(d, (1, y + i * tiny_pitch), line)
+    for line in bottom:
         s = T.fit_tiny(line, p.w - 1)
         T.draw_tiny(d, ((p.w - T.tiny_width(s)) // 2, yy), s)
-        yy += T.TINY_HEIGHT + 2
+        yy += tiny_pitch
 
 
 def draw_message(d, p: Panel, view: MessageView) -> None:

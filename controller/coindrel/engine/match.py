@@ -12,12 +12,12 @@ from __future__ import annotations
 from .clock import TurnClock
 from .core import COIN, HOLE, MatchError, EngineError, entry_label, exit_label
 from .drop import drop, drop_in_place
-from .outcome import exits_of
+from .outcome import _EXITS, exits_of
 from .geometry import Geometry, geometry_by_name
 from .rng import MatchRandom
 from .rounds import ROUNDS, TARGETS, VALUES, target
 from .setup import MatchSetup, TurnResult
-from .state import BoardState
+from .state import _TEXT, BoardState, _cutter
 
 PHASE_REVEAL = "reveal"  # a round's values are being shown; no clock
 PHASE_TURN = "turn"  # a player is expected to drop; the clock runs
@@ -246,7 +246,8 @@ class Match:
         if entry.__class__ is not int or not 0 <= entry < self._entries:
             self._check_entry(entry)
         outcome = drop(self.s.board, (entry,))
-        return self._score(entry, exits_of(outcome.exit_counts), outcome.board, now)  # a new board: the match's own
+        exits = _EXITS.get(outcome.exit_counts)  # exits_of's table, without the call
+        return self._score(entry, exits_of(outcome.exit_counts) if exits is None else exits, outcome.board, now)  # a new board: the match's own
 
     def record(self, entry: int, exits: Sequence[int], board: BoardState | str | None = None, now: float | None = None) -> TurnResult:
         """Score a drop from what the exits saw; ``board`` is the board after it,
@@ -279,7 +280,9 @@ class Match:
         # object in place); _Score.restore makes it a bundle again.
         self._undo.append((bytes(s.board.codes), rnd, scores, totals, player, owed, values, phase, forced,
                            self.rng._state, turns))
-        points = sum(map(values.__getitem__, exits)) if exits else 0
+        points = 0
+        for x in exits:  # one to four exits: a plain loop is a third of sum(map(...))'s cost
+            points += values[x]
         a, b = scores
         ta, tb = totals
         if player:
@@ -298,7 +301,11 @@ class Match:
         else:
             ends_round = last_drop = False
         over = ends_round and rnd == ROUNDS - 1
-        text = after.text()
+        try:  # after.text(), without the call
+            cut = self.geometry._cut_rows
+        except AttributeError:
+            cut = _cutter(self.geometry)
+        text = b"/".join(cut(after.codes.translate(_TEXT))).decode()
         self.log.append({"do": "drop", "t": now, "entry": entry, "exits": [*exits], "board": text})
         clock = self.clock
         if over:

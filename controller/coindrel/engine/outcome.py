@@ -20,8 +20,9 @@ class Outcome:
     holes or jammed, and the board afterwards.
 
     ``board`` is the board after the drop (the caller's to keep);
-    ``exit_counts`` and ``flip_counts`` are bytearrays (coins per exit, flips
-    per switch) made for this outcome: read them, do not change them.
+    ``exit_counts`` (coins per exit, ``bytes``) and ``flip_counts`` (flips per
+    switch, a ``bytearray``) are made for this outcome: read them, do not
+    change them.
     ``exits`` (sorted exit numbers, one per coin), ``flips`` (a tuple per
     switch) and ``flipped`` (one switch per flip, in depth-first processing
     order) are the same facts as tuples, built when asked.
@@ -35,7 +36,8 @@ class Outcome:
 
     @property
     def exits(self) -> tuple[int, ...]:
-        return exits_of(self.exit_counts)
+        x = _EXITS.get(self.exit_counts)  # exits_of's table first, without the call
+        return exits_of(self.exit_counts) if x is None else x
 
     @property
     def flips(self) -> tuple[int, ...]:
@@ -43,11 +45,11 @@ class Outcome:
 
     @property
     def swallowed(self) -> int:
-        return self._w[self._t.swallow]
+        return self._t.swallowed(self._w)
 
     @property
     def jammed(self) -> int:
-        return self._w[self._t.jammed]
+        return self._t.jams(self._w)
 
     def before(self) -> BoardState:
         """The board as it was before the drop."""
@@ -90,7 +92,8 @@ _EXITS_KEPT = 4096  # about 0.7 MB at most
 def exits_of(counts) -> tuple[int, ...]:
     """Sorted exit numbers, one per coin, from coins per exit. A match turns
     every drop's counts into this tuple; the table of patterns already seen
-    costs one ``bytes`` and one dict look-up instead of a walk over the exits."""
+    costs one dict look-up instead of a walk over the exits (``Match.play``
+    looks there itself first: an outcome's counts are ``bytes``)."""
     key = bytes(counts)
     x = _EXITS.get(key)
     if x is None:
@@ -126,7 +129,7 @@ class PlainOutcome(Outcome):
         for s in flipped:
             flips[s] += 1  # at most one flip per coin arriving: far below 256
         o._t, o.board, o._w, o._q = topo, board, None, None
-        o.exit_counts, o.flip_counts, o._order = counts, flips, tuple(flipped)
+        o.exit_counts, o.flip_counts, o._order = bytes(counts), flips, tuple(flipped)
         o._sw = sum(1 for s in sinks if s == swallow)
         o._jam = len(sinks) - sum(counts) - o._sw
         return o

@@ -200,6 +200,15 @@ class BoardState:
         return BoardState.parse(rows, g)
 
 
+class _Made(BoardState):
+    """A board the engine makes itself from bytes it has just computed (a
+    drop's board after): a ``BoardState`` in every way but that making one runs
+    no constructor checks, about 30 ns less on a call everything makes."""
+
+    __slots__ = ()
+    __init__ = object.__init__
+
+
 _SWAP = str.maketrans("LRlr", "RLrl")
 
 

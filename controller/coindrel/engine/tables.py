@@ -7,19 +7,22 @@ time to every (switch, state) pair of a geometry. Two forms come out of it:
   table, one row of five cells per switch, walked by ``cascade`` (and by the
   lessons and the reconciler's physics).
 - ``Topology.rows``: the drop's working table. A drop runs on one bytearray,
-  the board's switch bytes followed by counters (one per exit, holes,
-  jams). A switch byte is the code it started the drop with (0-4) until a
+  the board's switch bytes followed, where needed, by counters (one per exit,
+  holes, jams). A switch byte is the code it started the drop with (0-4) until a
   coin arrives; from then on it says *which code it started with and how many
   coins have arrived* (its history). Given the switch's kind (inlet side,
   stuck, slipping pad), that history fixes its code now and how often it
-  flipped, so no flip costs the loop anything beyond the table look-up: one
-  slice and two ``bytes.translate`` read the final board and the flip counts,
-  another slice the exit counts (one counter byte per exit), and no sort.
+  flipped, so no flip costs the loop anything beyond the table look-up: two
+  ``bytes.translate`` read the final board and the flip counts, a slice the
+  exit counts (one counter byte per exit), and no sort. A hole's byte counts
+  the coins it swallowed the same way (``swallowed_of``).
   Where the last switches alone feed the exits, switch ``a + i`` into exits
   ``2i`` and ``2i + 1`` (the standard board's bottom row), their histories
   also say how many coins left each outlet, so coins leaving them cost the
   loop nothing: the exit counts are one translate of those switches' bytes
-  into a nibble per outlet, spread to a byte each by ``hex`` (``exit_pairs``).
+  into a nibble per outlet, spread to a byte each by ``hexlify``
+  (``exit_pairs``). Then, without a jam, nothing is counted after the switch
+  bytes (``tail`` is empty) and the board and flips need no slice either.
 
 A switch that would see more coins than its history has room for, or a counter
 that would leave its range, sends the loop to ``overflow``, an index past the
@@ -29,10 +32,13 @@ slower).
 
 from __future__ import annotations
 
+from binascii import hexlify
+
 from .core import COIN, HOLE, PAD_R, EngineError
 
 UNTOUCHED = 5  # bytes 0..4: the code itself, no coin arrived yet
 HEALTHY_ROOM = 20  # coins one healthy switch can see in one drop before the fallback
+HOLE_ROOM = 12  # coins one hole can swallow in one drop before the fallback
 
 
 def switch_rule(code: int, inlet: int, stuck: bool = False, pad_slips: bool = False):
@@ -58,11 +64,12 @@ def switch_rule(code: int, inlet: int, stuck: bool = False, pad_slips: bool = Fa
 
 
 class _Kinds:
-    """Byte ranges of switch histories: one block of ``4 * room`` bytes per kind."""
+    """Byte ranges of switch histories: one block of ``4 * room`` bytes per
+    kind, after the holes' block (a hole's byte counts the coins it swallowed)."""
 
     def __init__(self, kinds: list, rooms: list):
         self.kinds, self.rooms, self.starts = kinds, rooms, []
-        at = UNTOUCHED
+        at = UNTOUCHED + HOLE_ROOM
         for room in rooms:
             self.starts.append(at)
             at += 4 * room
@@ -73,10 +80,18 @@ class _Kinds:
         for v, (start, room) in enumerate(zip(self.starts, rooms)):
             for c0 in range(4):
                 for k in range(1, room + 1):
-                    self.of[start + c0 * room + k - 1] = (v, c0, k)
+                    self.of[self.byte(v, c0, k)] = (v, c0, k)
 
     def byte(self, v: int, c0: int, k: int) -> int:
-        return self.starts[v] + c0 * self.rooms[v] + k - 1
+        # Coins arrived first, start code second: the bytes a drop mostly
+        # reaches (one or two coins, any start) sit together, and so do their
+        # cells in a switch's row (fewer cache lines per look-up).
+        return self.starts[v] + (k - 1) * 4 + c0
+
+
+def _hole_byte(k: int) -> int:
+    """The byte of a hole that has swallowed ``k`` coins (1..HOLE_ROOM) in this drop."""
+    return UNTOUCHED + k - 1
 
 
 def _kinds_for(specs: list) -> _Kinds:
@@ -87,7 +102,7 @@ def _kinds_for(specs: list) -> _Kinds:
         if k not in kinds:
             kinds.append(k)
     extra = len(kinds) - 2
-    rest = 256 - UNTOUCHED - 8 * HEALTHY_ROOM
+    rest = 256 - UNTOUCHED - HOLE_ROOM - 8 * HEALTHY_ROOM
     rooms = [HEALTHY_ROOM, HEALTHY_ROOM] + [rest // (4 * extra)] * extra if extra else [HEALTHY_ROOM, HEALTHY_ROOM]
     return _Kinds(kinds, rooms)
 
@@ -149,13 +164,14 @@ class Topology:
     numbers, ``n + x`` for exit ``x``, ``swallow`` for a hole and ``jammed``
     for a coin stuck in the board. ``rows``, ``tail``, ``start`` and the
     ``*_of`` translation tables are the drop's flat form (module docstring):
-    ``rows`` holds 256 cells per switch and counter: about 0.66 MB per
-    geometry (the standard board, measured with tracemalloc), and 40-60 kB per
+    ``rows`` holds 256 cells per switch and counter, equal cells one object:
+    about 0.26 MB per geometry (the standard board, measured with
+    tracemalloc; 0.7 MB before cells were shared), and 40-70 kB per
     fault set, whose rows are the fault-free ones except the faulty switches'.
     """
 
     __slots__ = ("geometry", "n", "exit_base", "swallow", "jammed", "overflow", "table", "entries",
-                 "rows", "tail", "start", "code_of", "flips_of", "before_of", "_kind_of", "last_faults",
+                 "rows", "tail", "start", "code_of", "flips_of", "before_of", "swallowed_of", "_kind_of", "last_faults",
                  "exit_slice", "exit_cut", "exit_pairs", "fast")
 
     def __init__(self, geometry, faults=(), base: "Topology | None" = None):
@@ -169,7 +185,7 @@ class Topology:
         self.overflow = n + g.exit_count + 2
         self.exit_slice = slice(n, n + g.exit_count)
         self.entries = g.entry_switches
-        self.last_faults = None  # (faults, their Topology): predict's memo of the last fault set
+        self.last_faults = None  # (faults, their tables' ``fast``): predict's memo of the last fault set
         stuck = {g.index(f.switch) for f in faults if isinstance(f, SwitchStuck)}
         slips = {g.index(f.switch) for f in faults if isinstance(f, PadNotHolding)}
         jams = {(g.index(f.switch), f.side) for f in faults if isinstance(f, Jam)}
@@ -195,38 +211,60 @@ class Topology:
         if base is not None and base.exit_cut != cut:  # a jam at a last switch: its exits are counted
             touched = touched | set(range(base.exit_cut, n))
         rows = list(base.rows[:n]) if base is not None else [None] * n
+        cells: dict = {}
         for s in range(n) if base is None else touched:
-            rows[s] = self._row(s, kinds, trajectories, jams, emitted if cut is not None and s >= cut else None)
+            rows[s] = self._row(s, kinds, trajectories, jams, emitted if cut is not None and s >= cut else None, cells)
         over = (self.overflow,)  # past the end of rows: the IndexError that means "fall back"
         counter = tuple((b + 1, ()) if b < 255 else (b, over) for b in range(256))
         self.rows = tuple(rows) + (counter,) * (self.overflow - n)
-        self.tail = bytes(self.overflow - n)
+        # Counters after the switch bytes only where the loop counts something
+        # there: exits not read from the last row's histories, or jams. Without
+        # them the working bytes are the board's, with no slice to cut.
+        self.tail = bytes(self.overflow - n) if cut is None or jams else b""
         starts = dict(enumerate(self.entries))
         self.start = starts.__getitem__
         code_of, flips_of, before_of = bytearray(range(256)), bytearray(256), bytearray(range(256))
+        swallowed_of = bytearray(256)
         for b, hist in enumerate(kinds.of):
             if hist is not None:
                 v, c0, k = hist
                 code_of[b], flips_of[b] = trajectories[v][c0][k]
                 before_of[b] = c0
+        for k in range(1, HOLE_ROOM + 1):
+            code_of[_hole_byte(k)] = before_of[_hole_byte(k)] = HOLE
+            swallowed_of[_hole_byte(k)] = k
         self.code_of, self.flips_of, self.before_of = bytes(code_of), bytes(flips_of), bytes(before_of)
+        self.swallowed_of = bytes(swallowed_of)
         if cut is None:
             self.exit_pairs, exits_from = None, self.exit_slice
         else:
             self.exit_pairs = bytes(min(left, 15) << 4 | min(right, 15) for left, right in emitted)
             exits_from = slice(cut, n)
-        # What a drop reads, in one attribute (one load and an unpack instead of eight loads).
-        self.fast = (self.tail, starts, self.rows, self.code_of, self.flips_of, n, exits_from, self.exit_pairs, g)
+        # What a drop reads, in one attribute (one load and an unpack instead of
+        # eight loads). ``head`` cuts the switch bytes from the counters, None
+        # when there are none.
+        head = slice(0, n) if self.tail else None
+        self.fast = (self.tail, starts, self.rows, self.code_of, self.flips_of, head, exits_from, self.exit_pairs, g, self)
 
-    def exit_counts(self, w) -> bytes | bytearray:
+    def exit_counts(self, w) -> bytes:
         """Coins per exit from a drop's working bytes (drop() writes this out)."""
         if self.exit_pairs is None:
-            return w[self.exit_slice]
-        return w[self.exit_cut: self.n].translate(self.exit_pairs).hex().encode().translate(HEX_DIGIT)
+            return bytes(w[self.exit_slice])
+        return hexlify(w[self.exit_cut: self.n].translate(self.exit_pairs)).translate(HEX_DIGIT)
 
-    def _row(self, s: int, kinds: _Kinds, trajectories, jams, emitted=None) -> tuple:
+    def swallowed(self, w) -> int:
+        """Coins swallowed by holes, from a drop's working bytes (each hole's byte counts them)."""
+        return sum(w[: self.n].translate(self.swallowed_of))
+
+    def jams(self, w) -> int:
+        """Coins jammed in the board, from a drop's working bytes (0 without a jam: no counter)."""
+        return w[self.jammed] if len(w) > self.jammed else 0
+
+    def _row(self, s: int, kinds: _Kinds, trajectories, jams, emitted=None, cells=None) -> tuple:
         """``emitted`` (a last switch whose exits are read from its history):
-        coins leaving it go nowhere in the loop, up to 15 per outlet."""
+        coins leaving it go nowhere in the loop, up to 15 per outlet. Equal
+        cells are one object, kept in ``cells`` (the last row's, holes' and
+        fall-backs' cells are alike across switches: less memory, fewer cache lines)."""
         g = self.geometry
         inlet, stuck, slips = kind = self._kind_of[s]
         v = kinds.kinds.index(kind)
@@ -236,9 +274,11 @@ class Topology:
         for sides in ((), (0,), (1,), (0, 1), (1, 0)):
             targets[sides] = () if emitted else tuple(self.jammed if (s, side) in jams else outs[side] for side in sides)
         row = [None] * 256
+        row[HOLE] = (_hole_byte(1), ())  # a hole counts what it swallows in its own byte
+        for k in range(1, HOLE_ROOM + 1):
+            row[_hole_byte(k)] = (_hole_byte(k + 1), ()) if k < HOLE_ROOM else (_hole_byte(k), over)
         for b in range(256):
-            if b == HOLE:
-                row[b] = (HOLE, (self.swallow,))
+            if row[b] is not None:
                 continue
             hist = (v, b, 0) if b < HOLE else kinds.of[b]
             if hist is None or hist[0] != v:
@@ -255,6 +295,8 @@ class Topology:
                 row[b] = (b, over)  # more than a nibble's worth out of one outlet: fall back
                 continue
             row[b] = (after, targets[sides])
+        if cells is not None:
+            row = [cells.setdefault(cell, cell) for cell in row]
         return tuple(row)
 
 
@@ -281,6 +323,7 @@ def topology(geometry, faults=()) -> Topology:
         cache[key] = topo
         if not key:
             geometry.__dict__["_topology"] = topo
+            geometry.__dict__["_fast"] = topo.fast  # drop() reads it in one attribute
     return topo
 
 

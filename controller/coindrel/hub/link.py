@@ -22,10 +22,10 @@ from ..errors import CoindrelError
 from ..events import SourceEvent, StatusEvent
 from . import protocol as p
 from .channelmap import ChannelMap
-from .framing import Problem
+from .inbound import Inbound
 from .port import Connection, open_serial
 from .resume import HubPosition
-from .text import clean
+from .session import Conversation
 from .tracker import Tracker
 
 log = logging.getLogger("coindrel.hub")
@@ -35,7 +35,12 @@ class LinkError(CoindrelError):
     """A request the hub did not answer, or a link that is closed."""
 
 
-class HubLink:
+class HubLink(Conversation, Inbound):
+    """The link: its public requests, the reconnecting loop, what it
+    publishes and how it waits. One connection's conversation (handshake,
+    resume, snapshots, silence) is ``session.Conversation``; what the reader
+    thread hands over (frames, a lost port) is ``inbound.Inbound``."""
+
     def __init__(self, url: str, cm: ChannelMap, emit: Callable[[SourceEvent], object], *, clock,
                  baudrate: int = 115200, reconnect_delay: float = 0.5, max_reconnect_delay: float = 5.0,
                  refuse_delay: float = 30.0, handshake_timeout: float = 2.0, request_timeout: float = 3.0,
@@ -226,89 +231,6 @@ class HubLink:
         except LinkError:
             return conn.lost or "the port failed", self.reconnect_delay
 
-    async def _converse(self, conn: Connection) -> tuple[str, float]:
-        tr = self.tracker
-        tr.connection_started()
-        self._handshaking = False
-        self.decoder.reset()
-        self._held = []
-        self.text_seen = []
-        self._snapshot_asked = False
-        self._last_rx = self.clock.monotonic()
-        for _attempt in range(3):
-            if conn.lost:
-                return conn.lost, self.reconnect_delay
-            await self._send(p.HelloReq(), self._next_seq())
-            tr.need_hello = False
-            if await self._wait_for(lambda: not tr.awaiting_hello or tr.refused or conn.lost, self.handshake_timeout):
-                break
-        if conn.lost:
-            return conn.lost, self.reconnect_delay
-        if tr.refused:
-            return f"refused: {tr.refused}", self.refuse_delay
-        if tr.awaiting_hello:
-            if self.text_seen:
-                said = b" / ".join(self.text_seen[-3:]).decode("ascii", "replace")
-                detail = (f"the device on {self.url} is not running the Coindrel hub firmware (it printed: {said!r}); "
-                          "install it with `coindrel hub deploy`")
-                self._status("error", detail)
-                return "not a Coindrel hub", self.refuse_delay
-            return f"no answer to hello within {3 * self.handshake_timeout:g} s", self.reconnect_delay
-        hb = tr.hello.heartbeat_ms / 1000
-        silence = max(3 * hb, 1.0)
-        self._handshaking = True
-        await self._ask_resume()
-        await self._ask_snapshot()
-        if not await self._wait_for(lambda: self.connected or conn.lost, self.handshake_timeout * 2):
-            return conn.lost or "no snapshot after hello", self.reconnect_delay
-        if conn.lost:
-            return conn.lost, self.reconnect_delay
-        while True:
-            if conn.lost:
-                return conn.lost, self.reconnect_delay
-            if tr.refused:
-                return f"refused: {tr.refused}", self.refuse_delay
-            if tr.need_hello:
-                tr.need_hello = False
-                await self._send(p.HelloReq(), self._next_seq())
-            if tr.hold_live and self.clock.monotonic() - self._resume_at > self.request_timeout:
-                tr.resume_wanted = True  # the answer never came (lost on the line): ask again
-            if (tr.resume_now or (tr.resume_wanted and self.clock.monotonic() - self._resume_at > self.request_timeout)) \
-                    and self.resume_supported is not False:
-                await self._ask_resume()  # after a hello (a hub reset mid-stream) at once
-            if tr.need_snapshot and (not self._snapshot_asked
-                                     or self.clock.monotonic() - self._snapshot_at > self.request_timeout):
-                await self._ask_snapshot()
-            quiet = self.clock.monotonic() - self._last_rx
-            if quiet >= silence and conn.drain():
-                continue  # bytes were waiting (a starved reader, a late loop): the hub talked; hear it first
-            if quiet >= silence:
-                return f"no data from the hub for {quiet:.1f} s (unplugged, reset or stuck)", self.reconnect_delay
-            wait = silence - quiet
-            if tr.need_snapshot:
-                wait = min(wait, max(0.0, self._snapshot_at + self.request_timeout - self.clock.monotonic()) + 1e-3)
-            if tr.hold_live or tr.resume_wanted:
-                wait = min(wait, max(0.0, self._resume_at + self.request_timeout - self.clock.monotonic()) + 1e-3)
-            await self._wait_for(lambda: conn.lost or tr.need_hello or (tr.need_snapshot and not self._snapshot_asked)
-                                 or ((tr.resume_wanted or tr.resume_now) and self.resume_supported is not False), wait)
-
-    async def _ask_resume(self) -> None:
-        """Ask the hub for every event after the last one we (or the daemon's
-        journal) have; the answer and the replays come through the tracker."""
-        msg = self.tracker.resume_request(self.resume_after)
-        if msg is None or self.resume_supported is False:
-            return
-        self._resume_at = self.clock.monotonic()
-        self.tracker.resume_wanted = False
-        seq = self._next_seq()
-        self._resume_seq = seq
-        await self._send(msg, seq)
-
-    async def _ask_snapshot(self) -> None:
-        self._snapshot_asked = True
-        self._snapshot_at = self.clock.monotonic()
-        await self._send(p.SnapshotReq(), self._next_seq())
-
     async def _send(self, msg: p.Message, seq: int) -> None:
         conn = self._conn
         if conn is None or conn.lost:
@@ -317,78 +239,6 @@ class HubLink:
             await conn.write(p.encode(msg, seq))
         except Exception as e:  # noqa: BLE001 - a port that fails to write is gone
             self._on_lost(conn.ident, e)
-
-    # -- callbacks from the reader thread (run on the loop) ------------------------
-    def _on_data(self, ident: int, data: bytes) -> None:
-        if self._conn is None or ident != self._conn.ident:
-            return
-        now = self.clock.monotonic()
-        arrived = self._conn.arrived  # when the reader (or a drain) took these bytes off the port
-        self._last_rx = max(self._last_rx, now if arrived is None else min(arrived, now))
-        tr = self.tracker
-        for item in self.decoder.feed(data):
-            if isinstance(item, Problem):
-                self._problem(item)
-                continue
-            if isinstance(item.msg, p.Unknown) and tr.stats.unknown < 10:
-                log.warning("hub link %s: message type 0x%02x is not one this controller knows (newer firmware?); "
-                            "ignored", self.url, item.msg.type_code)
-            for ev in tr.feed(item, now):
-                self._publish_tracked(ev)
-            if not tr.need_snapshot:
-                self._snapshot_asked = False
-                if self._handshaking and not tr.awaiting_hello and tr.hello is not None:
-                    self._mark_connected()  # before any later event in this same chunk
-        for f in tr.replies:
-            if f.msg.req == self._resume_seq:
-                if isinstance(f.msg, p.Ack):  # a hub (or virtual board) without replay
-                    self.resume_supported = False
-                    tr.resumes = False
-                    for ev in tr.release_held(now):
-                        self._publish_tracked(ev)
-                elif isinstance(f.msg, p.Resumed):
-                    self.resume_supported = True
-            fut = self._requests.get(f.msg.req)
-            if fut is not None and not fut.done():
-                fut.set_result(f.msg)
-        tr.replies.clear()
-        for raw in tr.raw_frames:
-            for q in self._raw_queues:
-                q.put_nowait(raw)
-        tr.raw_frames.clear()
-        self._wake()
-
-    def _mark_connected(self) -> None:
-        self._handshaking = False
-        self.connected = True
-        self.down_reason = None
-        self._said.clear()
-        h = self.tracker.hello
-        cal = "" if h.calibrated else "; hall sensors not calibrated (run `coindrel hub calibrate`)"
-        held, self._held = self._held, []
-        # "connected" comes first, at the time of the first event it vouches for
-        t = min([ev.t for ev in held] + [self.tracker.board_t])
-        self._status("connected", f"hub {clean(h.board_id, 64)} firmware {clean(h.firmware, 64)} on {self.url}: {len(self.cm.entries_sensed)} entry "
-                                  f"beams, {len(self.cm.exits_sensed)} exit beams, {h.n_halls} hall sensors{cal}", t=t)
-        for ev in held:
-            self._publish(ev)
-        self._wake()
-
-    def _problem(self, item: Problem) -> None:
-        self.problems += 1
-        if item.kind == "text":
-            self.text_seen = (self.text_seen + [item.data.strip()[:80]])[-5:]
-        if self.problems <= 10 or self.problems % 1000 == 0:
-            log.warning("hub link %s: %s (%d problems so far; counters: %s)", self.url, item.detail,
-                        self.problems, self.decoder.stats)
-
-    def _on_lost(self, ident: int, exc) -> None:
-        conn = self._conn
-        if conn is None or ident != conn.ident or conn.lost:
-            return
-        conn.lost = f"the port closed ({exc})" if exc else "the port closed"
-        self.connected = False
-        self._wake()
 
     # -- waiting ---------------------------------------------------------------
     def _wake(self) -> None:

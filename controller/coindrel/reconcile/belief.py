@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..engine.core import COIN, HOLE
+from ..engine import catalog
+from ..engine.core import COIN, HOLE, PAD_R
 from .faults import FIXED, INTERMITTENT, SwitchUnseated, Unexplained, is_persistent, say
 from .world import World, merge_jams, normalise
 
@@ -147,13 +148,16 @@ def provenance(worlds: list[World], physics) -> None:
             continue
         old = cand.world.came
         visited = cand.trace.visited()
-        came = {t: (p, side) for t, p, side in old if t not in visited and w.codes[t] & COIN and w.codes[t] != HOLE}
+        came: dict = {}
+        for t, p, side in old:
+            if t not in visited and w.codes[t] & COIN and w.codes[t] != HOLE:
+                came.setdefault(t, set()).add((p, side))
         if cand.entries and not cand.sticky and not cand.hand:
             codes = bytearray(cand.codes0)
             new = physics.rests_via(codes, physics.starts(cand.entries), physics.table(cand.stuck, cand.slips, cand.jams))
             if bytes(codes) == w.codes:  # the same cascade (no hand or replay the plain run leaves out)
                 came.update(new)
-        w.came = tuple(sorted((t, p, side) for t, (p, side) in came.items() if side >= 0))
+        w.came = tuple(sorted((t, p, side) for t, vias in came.items() for p, side in vias if side >= 0))
 
 
 def next_worlds(ranked: list[tuple], geometry, at: int = 0) -> list[World]:
@@ -169,3 +173,40 @@ def unexplained_world(world: World, codes: bytes) -> World:
 
 
 UNEXPLAINED = Finding(Unexplained(), 0.0)
+
+
+# The players' "Board is right" against explanations that said a hall lies:
+# those are kept at this (log) weight below the ones that agree with the halls.
+DENIED = math.log(0.02)  # how often "Board is right" is pressed without a look at that rocker
+DENIED_AT_MOST = math.log(0.5)  # the players' word still comes first
+
+
+def vouched_worlds(worlds: list[World], state, readings: list, switch_index: dict) -> list[World]:
+    """The worlds after the players' "Board is right": ``state`` has the
+    switches as the halls read them, except those whose hall the table held
+    lying (their reading differs from ``state``: those hall faults stand)."""
+    geometry = state.geometry
+    # The explanations held as less likely that agree with the halls (e.g. a
+    # stuck rocker against a lying hall) come first: they know the resting
+    # coins, which nothing senses.
+    sides = [c & PAD_R for c in state.codes]
+    affirmed = {s for s, c in enumerate(state.codes) if c != HOLE and readings[s] == "LR"[c & PAD_R]}
+    agree = [w for w in worlds if [c & PAD_R for c in w.codes] == sides
+             and not any(f.name == catalog.HALL_FAULT and switch_index[f.switch] in affirmed for f in w.faults)]
+    denied = [w for w in worlds if w not in agree]
+    if agree:
+        top = agree[0].logw
+        kept = [World(geometry, w.codes, w.faults, w.logw - top, w.jammed, w.story, w.came, origin=w.origin) for w in agree]
+    else:
+        top = worlds[0].logw
+        faults = frozenset(f for f in worlds[0].faults if f.name != catalog.HALL_FAULT or switch_index[f.switch] not in affirmed)
+        kept = [World(geometry, state.codes, faults)]
+    # "Board is right" is also the mismatch screen's back button: it is
+    # pressed to go on as often as after a look at the rockers. A hall the
+    # cascades proved wrong is not cleared by it: the explanations it denies
+    # are kept behind the players' word, so the next coin past that rocker
+    # finds the lying hall again instead of inventing a coin or a jam to fit
+    # the denied side.
+    kept += [World(geometry, w.codes, w.faults, min(w.logw - top + DENIED, DENIED_AT_MOST), w.jammed, w.story, w.came,
+                   origin=w.origin) for w in denied]
+    return kept[:KEEP_WORLDS]

@@ -70,7 +70,7 @@ def main(argv=None) -> None:
     if argv and int(argv[0]):
         try:
             os.nice(int(argv[0]))
-        except OSError as e:  # the unit's seccomp filter denies setpriority (~@resources): as the parent, then
+        except OSError as e:  # a seccomp filter denying setpriority (the unit allows it back): as the parent, then
             log.debug("the diagnosis process keeps the daemon's priority: %s", e)
     out_fd = os.dup(1)
     os.dup2(2, 1)  # stdout is the answers' pipe: anything printed goes to stderr

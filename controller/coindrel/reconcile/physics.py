@@ -157,22 +157,29 @@ class Physics:
         return Trace(exits, flips, arrivals, swallowed, jams or {}, codes)
 
     def rests_via(self, codes: bytearray, starts, table) -> dict:
-        """``run``, tracking each coin's chute: {switch: (parent, side)} for
-        the coins that came to rest through an outlet (mutates ``codes``).
-        Only the few worlds kept after a group need it, so ``run`` stays lean."""
+        """``run``, tracking each coin's chute: {switch: {(parent, side), ...}}
+        for the coins that came to rest through an outlet (mutates ``codes``):
+        every chute a coin of this cascade reached that switch by. Which of
+        them brought the coin left resting is the order the coins met the
+        rocker in, which the board's timing decides and the abelian cascade
+        does not (rules.md section 4). Only the few worlds kept after a group
+        need it, so ``run`` stays lean."""
         n, outs = self.n, self.geometry.outs
         stack = [(s, -1, -1) for s in starts]
         came: dict = {}
+        via: dict = {}
         while stack:
             s, parent, side = stack.pop()
             if s >= n:
                 continue
+            if parent >= 0:
+                via.setdefault(s, set()).add((parent, side))
             c = codes[s]
             new, targets, _ = table[s][c]
             codes[s] = new
             if not targets and new & COIN and new != HOLE:
-                if parent >= 0:
-                    came[s] = (parent, side)
+                if s in via:
+                    came[s] = via[s]
                 continue
             came.pop(s, None)  # whatever rested here left with this coin
             o = outs[s]

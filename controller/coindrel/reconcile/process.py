@@ -139,8 +139,8 @@ class ProcessDiagnosis:
     async def run(self, fn: Callable[[Reconciler], object]):
         return await asyncio.wrap_future(self.call(fn))
 
-    def reset(self, state, keep_faults: bool = True, halls_right: bool = False) -> Future:
-        return self.call(_Reset(state, keep_faults, halls_right))
+    def reset(self, state, keep_faults: bool = True, halls_right: bool = False, keep_open: bool = False) -> Future:
+        return self.call(_Reset(state, keep_faults, halls_right, keep_open))
 
     def set_expecting(self, expecting: bool) -> Future:
         return self.call(_Expecting(bool(expecting)))
@@ -314,8 +314,8 @@ class ProcessDiagnosis:
 
 
 class _Reset:
-    def __init__(self, state, keep_faults, halls_right):
-        self.args = (state, keep_faults, halls_right)
+    def __init__(self, state, keep_faults, halls_right, keep_open=False):
+        self.args = (state, keep_faults, halls_right, keep_open)
 
     def __call__(self, rec):
         rec.reset(*self.args)

@@ -22,11 +22,11 @@ from ..engine import catalog
 from ..engine import BoardState, Geometry, Variants, standard_geometry
 from ..engine.core import HOLE, PAD_R
 from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
-from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior, provenance
+from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior, provenance, vouched_worlds
 from .faults import EventsLost, Unexplained, is_persistent
 from .grouping import Group, Predictor
 from .health import HealthTracker
-from .observed import Observed, Sensors, observe_events
+from .observed import SIDES, Observed, Sensors, observe_events
 from .physics import Physics
 from .report import DropReport, drop_times
 from .revise import Reviser, Revision
@@ -35,7 +35,7 @@ from .search import Search
 from .sensors import derive
 from .stray import explain_stray, unseen_drop
 from .timing import Timing
-from .world import World, fault_index, marginals
+from .world import World, fault_index, marginals, with_sides
 
 LIVE = math.log(1e-4)  # worlds less likely than this (relative to the best) are dropped
 LIVE_MAX = 4
@@ -114,6 +114,11 @@ class Reconciler:
     def feed(self, ev) -> None:
         """One board event (or a source's status event), in time order."""
         if isinstance(ev, StatusEvent):
+            if self._group is not None and ev.t > self._group.deadline(self.timing):
+                # The drop ended before the link went: what the live table's
+                # poll closes between events, a log's replay closes here, so
+                # both reconcile it alike (it lost nothing).
+                self._close()
             if ev.state in ("lost", "resync"):  # events the hub could not give back, or a hub that restarted
                 self.unsure = {i for i, c in enumerate(self.worlds[0].codes) if c != HOLE}
             if ev.state in ("connected", "disconnected"):
@@ -216,22 +221,39 @@ class Reconciler:
     def health(self):
         return self.tracker.report(marginals(self.worlds), self.timing, self.sensors, self.geometry)
 
-    def reset(self, state: BoardState, keep_faults: bool = True, halls_right: bool = False) -> None:
+    def reset(self, state: BoardState, keep_faults: bool = True, halls_right: bool = False, keep_open: bool = False) -> None:
         """The match set the board (new match, undo): believe ``state`` now.
         ``halls_right``: the players said the board is right, and ``state``
-        has its switches as the halls read them, so no hall is faulty."""
-        self.flush()
+        has its switches as the halls read them, so no hall is faulty
+        (but one whose reading ``state`` did not take: the table keeps a
+        hall the diagnosis held lying at the side the cascade proved).
+        ``keep_open``: a drop falling now is a drop of the same match (the
+        players answered about the last one while the next coin fell): its
+        events are grouped again against the new belief, never thrown away;
+        otherwise (a new match) what is open is let go."""
+        group = None
+        if keep_open:  # (and the reports made and not yet polled stay for the poll)
+            group, self._group = self._group, None
+        else:
+            self.flush()
+        self._set_belief(state, keep_faults, halls_right)
+        if group is not None:
+            # a board read while the coin fell has the rockers it already moved on their new side:
+            # before it, they were where the readings before its group say
+            moved = {self.switch_index[ev.switch] for ev in group.events if isinstance(ev, SwitchEvent)}
+            sides = {s: SIDES.get(self.readings[s]) for s in moved}
+            sides = {s: side for s, side in sides.items() if side is not None}
+            if sides:
+                self.worlds = [with_sides(w, sides) for w in self.worlds]
+            for ev in group.ordered():
+                self.feed(ev)
+            if self._group is not None:
+                self._group.lost = max(self._group.lost, group.lost)
+
+    def _set_belief(self, state: BoardState, keep_faults: bool, halls_right: bool) -> None:
         if halls_right and keep_faults:
-            # The explanations held as less likely that agree with the halls
-            # (e.g. a stuck rocker against a lying hall) are the ones left:
-            # they know the resting coins, which nothing senses.
-            sides = [c & PAD_R for c in state.codes]
-            agree = [w for w in self.worlds if [c & PAD_R for c in w.codes] == sides
-                     and not any(f.name == catalog.HALL_FAULT for f in w.faults)]
-            if agree:
-                top = agree[0].logw
-                self.worlds = [World(self.geometry, w.codes, w.faults, w.logw - top, w.jammed, w.story, origin=w.origin) for w in agree]
-                return
+            self.worlds = vouched_worlds(self.worlds, state, self.readings, self.switch_index)
+            return
         faults = self.worlds[0].faults if keep_faults else frozenset()
         if halls_right:
             faults = frozenset(f for f in faults if f.name != catalog.HALL_FAULT)
@@ -312,7 +334,8 @@ class Reconciler:
         order = drop_times(obs, best, self.timing.chatter_window)
         if not order:
             return [stray_report(self.physics, obs, best, found, ok, ranked, self.worlds[0].codes)]
-        reports = drop_reports(self.physics, obs, best, order, found, prev.codes, ok, ranked, self.drops + 1, self.worlds[0].codes)
+        reports = drop_reports(self.physics, obs, best, order, found, prev.codes, ok, ranked, self.drops + 1, self.worlds[0].codes,
+                               self.timing.silence)
         self.drops += len(reports)
         for rev in self.reviser.update(self.worlds, obs.t1):
             self.tracker.revise(rev)
@@ -368,7 +391,7 @@ class Reconciler:
     def _plain(self, obs, prev: World, finding: Finding) -> list[DropReport]:
         codes = fallback_codes(self.physics, obs, prev, self.sensors.halls)
         self.worlds = [World(self.geometry, codes, prev.faults, 0.0, prev.jammed, prev.story, origin=prev.origin)]
-        reports = plain_reports(self.physics, obs, prev.codes, finding, self.drops + 1, codes)
+        reports = plain_reports(self.physics, obs, prev.codes, finding, self.drops + 1, codes, self.timing.silence)
         self.drops += sum(1 for r in reports if r.drop is not None)
         return reports
 

@@ -36,6 +36,9 @@ class DropReport:
     cpu_ms: float = 0.0  # of which this thread ran (what other processes took left out)
     work: int = 0  # engine evaluations that diagnosis made (deterministic)
     t_end: float = 0.0  # the last event of the group this drop was in
+    # the last event of this drop's own share of the group (its coin's cascade; 0: t_end): a coin
+    # resting at once ends long before a next coin grouped with it (a wrong belief kept the group open)
+    t_last: float = 0.0
     alternatives: list = field(default_factory=list)  # (name, where) sets of the simplest explanations found
 
     @property
@@ -56,6 +59,8 @@ class DropReport:
         }
         if self.t_end:
             d["t_end"] = round(self.t_end, 4)  # the last event of the group this drop was reconciled in
+        if self.t_last and self.t_last != self.t_end:
+            d["t_last"] = round(self.t_last, 4)  # and of this drop's own cascade, when that ended before
         if self.drop is None:
             d["events"] = [event_to_json(e) for e in self.events]
         return d
@@ -129,11 +134,12 @@ def split(physics, cand, order: list[int]):
     return out
 
 
-def attribute(times_by_key: dict, quotas: list[dict]) -> list[dict]:
+def attribute(times_by_key: dict, quotas: list[dict], ends: list | None = None) -> list[dict]:
     """Hand each key's events (time order) to the drops by their quotas, in
     drop order. Events beyond the quotas are repeats (a chattering beam): the
     ones closest to the event before them are taken as the repeats and go to
-    that event's drop."""
+    that event's drop. ``ends`` (one time per drop) is raised to the last
+    event each drop was handed."""
     out = [dict() for _ in quotas]
     for k, times in times_by_key.items():
         times = sorted(times)
@@ -150,9 +156,11 @@ def attribute(times_by_key: dict, quotas: list[dict]) -> list[dict]:
             else:
                 owner.append(next(it, None))
         fallback = next((i for i in reversed(range(len(quotas))) if quotas[i].get(k)), len(quotas) - 1)
-        for o in owner:
+        for o, t in zip(owner, times):
             o = fallback if o is None else o
             out[o][k] = out[o].get(k, 0) + 1
+            if ends is not None:
+                ends[o] = max(ends[o], t)
     return out
 
 

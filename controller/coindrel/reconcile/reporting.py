@@ -8,15 +8,20 @@ from ..engine.core import HOLE, PAD_R
 from .report import DropReport, attribute, drop_extras, healthy, rows, split
 
 
-def drop_reports(physics, obs, best, order, found, prev_codes: bytes, ok: bool, ranked, first: int, final_codes: bytes) -> list[DropReport]:
-    """Reports numbered from ``first`` for the drops in ``order`` ((t, entry, seen))."""
+def drop_reports(physics, obs, best, order, found, prev_codes: bytes, ok: bool, ranked, first: int, final_codes: bytes,
+                 rest: float = 0.0) -> list[DropReport]:
+    """Reports numbered from ``first`` for the drops in ``order`` ((t, entry, seen)). ``rest``:
+    how long a coin may still fall after its last event before it rests (``Timing.silence``)."""
     g, labels = physics.geometry, physics.geometry.labels
     parts = split(physics, best, [e for _, e, _ in order])
+    ends = [t for t, _, _ in order]  # each drop's own last event: at least its coin going in
     if len(order) == 1:
         seen_exits = [tuple(sorted(x for _, x in obs.exits))]
         seen_flips = [obs.flips_json(labels)]
+        ends = [obs.t1]
     else:
-        seen_exits, seen_flips = attribute_events(obs, parts, labels)
+        seen_exits, seen_flips = attribute_events(obs, parts, labels, ends)
+        ends = [min(obs.t1, e + rest) for e in ends]
     reports, visits = [], []
     extra = drop_extras(obs, best, order)
     # A change to the belief (a coin added or taken, a pad the hall hid)
@@ -42,6 +47,7 @@ def drop_reports(physics, obs, best, order, found, prev_codes: bytes, ok: bool, 
             observed_flips=seen_flips[i],
             scored_exits=tuple(x for x, n in enumerate(trace.exits) for _ in range(n)),
             state=rows(g, after),
+            t_last=ends[i],
         )
         if not seen:  # when its coin first showed: the first event on its way down
             times = [tt for s in trace.visited() for tt, _ in obs.readings.get(s, ())]
@@ -80,16 +86,16 @@ def odd_positions(physics, obs, prev_codes: bytes, entries) -> set:
     return odd
 
 
-def attribute_events(obs, parts, labels):
-    """Each drop's share of the group's exit and flip events."""
+def attribute_events(obs, parts, labels, ends=None):
+    """Each drop's share of the group's exit and flip events (``ends``: as ``attribute``)."""
     exit_times: dict = {}
     for t, x in obs.exits:
         exit_times.setdefault(x, []).append(t)
     qx = [{x: n for x, n in enumerate(tr.exits) if n} for tr, _, _ in parts]
-    ax = attribute(exit_times, qx)
+    ax = attribute(exit_times, qx, ends)
     flip_times = {s: ts for s, ts in obs.flip_times.items() if obs.flips[s] is not None and ts}
     qf = [{s: n for s, n in enumerate(tr.flips) if n} for tr, _, _ in parts]
-    af = attribute(flip_times, qf)
+    af = attribute(flip_times, qf, ends)
     exits = [tuple(sorted(x for x, n in a.items() for _ in range(n))) for a in ax]
     flips = [{labels[s]: n for s, n in a.items()} for a in af]
     for s in obs.active:
@@ -135,7 +141,7 @@ def fallback_codes(physics, obs, world, halls: bool = True) -> bytes:
     return bytes(codes)
 
 
-def plain_reports(physics, obs, prev_codes: bytes, finding, first: int, final_codes: bytes) -> list[DropReport]:
+def plain_reports(physics, obs, prev_codes: bytes, finding, first: int, final_codes: bytes, rest: float = 0.0) -> list[DropReport]:
     """Mismatch lines with one finding (events lost, nothing explains it): one
     per entry the beams saw, or one outside drops."""
     g, labels = physics.geometry, physics.geometry.labels
@@ -156,6 +162,7 @@ def plain_reports(physics, obs, prev_codes: bytes, finding, first: int, final_co
             observed_flips=obs.flips_json(labels) if last else {},
             verdict="mismatch", diagnosis=[finding], scored_exits=expected.exits,
             state=rows(g, final_codes if last else codes),
+            t_last=0.0 if last else min(obs.t1, t + rest),  # its own events are unknown: it fell at least so long
         ))
     return reports
 

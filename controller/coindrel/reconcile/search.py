@@ -267,9 +267,9 @@ class Search:
                     # Or that coin never arrived: it stuck in the chute it came
                     # by (the drop that sent it saw nothing: it would have
                     # rested here unseen), and that chute holds later coins too.
-                    via = world.came_at(s)
-                    if via is not None and via not in idx.jams and not any(m.kind == "chute" and (m.s, m.side) == via for m in base):
-                        out.append(Move("lost", s, 2 * via[0] + via[1], fault=_fault(Jam, labels[via[0]], via[1]), cost=_LOG[catalog.JAM]))
+                    for via in world.came_at(s):
+                        if via not in idx.jams and not any(m.kind == "chute" and (m.s, m.side) == via for m in base):
+                            out.append(Move("lost", s, 2 * via[0] + via[1], fault=_fault(Jam, labels[via[0]], via[1]), cost=_LOG[catalog.JAM]))
                 else:
                     out.append(Move("add", s, fault=_fault(CoinAdded, label, True) if unseen else _fault(CoinAdded, label),
                                     cost=UNSEEN_COST if unseen else _LOG[catalog.COIN_ADDED]))

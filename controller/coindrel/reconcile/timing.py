@@ -73,6 +73,13 @@ class Timing:
         return min(self.ceiling, max(self.floor, self.margin * max(self.gaps)))
 
     @property
+    def silence(self) -> float:
+        """The longest silence a healthy cascade has had (the prior's share
+        until learned): after its last event a coin may still fall this long
+        before it rests, unseen (no sensor sees a resting coin)."""
+        return self.quiet / self.margin
+
+    @property
     def flip_limit(self) -> float:
         """A rocker reaching its new side faster than this was flipped by a
         coin, not moved by a hand (a person takes a good part of a second)."""

@@ -82,9 +82,9 @@ class Diagnosis:
         """``call`` awaited from a coroutine."""
         return await asyncio.wrap_future(self.call(fn))
 
-    def reset(self, state, keep_faults: bool = True, halls_right: bool = False) -> Future:
+    def reset(self, state, keep_faults: bool = True, halls_right: bool = False, keep_open: bool = False) -> Future:
         """The match set the board (new match, undo, "Board is right")."""
-        return self.call(lambda rec: rec.reset(state, keep_faults, halls_right))
+        return self.call(lambda rec: rec.reset(state, keep_faults, halls_right, keep_open))
 
     def set_expecting(self, expecting: bool) -> Future:
         """The daemon's "a drop can come now" (it clears it during reveal and pause)."""

@@ -23,6 +23,7 @@ from ..engine import (
     PadNotHolding,
     SwitchStuck,
 )
+from ..engine.core import HOLE, PAD_R
 from .faults import EntrySensorChatter, ExitSensorChatter, SwitchUnseated
 
 
@@ -99,11 +100,9 @@ class World:
                 out[(f, 0)] = 1.0
         return out
 
-    def came_at(self, s: int):
-        for t, parent, side in self.came:
-            if t == s:
-                return parent, side
-        return None
+    def came_at(self, s: int) -> list:
+        """The chutes the coin resting on ``s`` may have come by: [(parent, side)]."""
+        return [(parent, side) for t, parent, side in self.came if t == s]
 
     @property
     def index(self) -> FaultIndex:
@@ -173,3 +172,12 @@ def marginals(worlds: list[World]) -> dict:
         for f in w.faults:
             out[f] = out.get(f, 0.0) + p
     return out
+
+
+def with_sides(w: World, sides: dict) -> World:
+    """``w`` with the rockers of ``sides`` (switch -> 0 left, 1 right) on those sides, coins kept."""
+    codes = bytearray(w.codes)
+    for s, side in sides.items():
+        if codes[s] != HOLE:
+            codes[s] = (codes[s] & ~PAD_R & 0xFF) | side
+    return World(w.geometry, bytes(codes), w.faults, w.logw, w.jammed, w.story, origin=w.origin)

@@ -94,6 +94,11 @@ def _end_match(table, e: fx.EndMatch, now: float) -> None:
     table._end_match(e.name, e.match)
 
 
+@carries(fx.ReopenMatch)
+def _reopen_match(table, e: fx.ReopenMatch, now: float) -> None:
+    table._reopen_match(e.match)
+
+
 class EffectsMixin:
     """Part of ``daemon.Table``: ``_apply_effects`` empties the flow's effects in order."""
 

@@ -34,6 +34,7 @@ from ..errors import CoindrelError
 from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from .sections import MAX_NAME, VARIANT_NAMES
 from .setupmenu import CLOCKS
+from .simresult import winner_name
 
 log = logging.getLogger("coindrel.control")
 SOCKET_NAME = "control.sock"
@@ -66,13 +67,14 @@ def status_of(table) -> dict:
     if m is not None:
         out.update(players=list(m.setup.players), round=m.round, scores=list(m.round_scores), totals=list(m.totals),
                    turn=None if m.over else m.to_move, to_move=None if m.over else m.setup.players[m.to_move - 1],
-                   drops=len(m.results), over=m.over, winner=m.winner, variants=m.setup.variants.names(),
+                   drops=len(m.results), over=m.over, winner=winner_name(m), variants=m.setup.variants.names(),
                    clock=m.setup.clock, board=m.board.text())
         if table.journal is not None:
             out["match"] = {"number": table.journal.number, "id": table.journal.match_id}
     else:
         out.update(players=list(flow.menu.choices.players), round=None, scores=None, totals=None, turn=None,
                    to_move=None, drops=0, over=False, winner=None)
+    out["asking"] = asking(flow)
     faults = []
     if table.reconciler is not None:
         try:
@@ -82,6 +84,30 @@ def status_of(table) -> dict:
     out["faults"] = faults
     out["reports"] = table.reports
     return out
+
+
+_ANSWERING = ("coindrel ctl press back answers \"Board is right\"; right reads on page by page, then select "
+              "chooses the marked answer")
+_CORRECTING = ("coindrel ctl press right or left moves to an exit, select adds a coin there, hold is done "
+               "(the drop scores what was counted)")
+
+
+def asking(flow) -> dict | None:
+    """What the table's screen waits for a person to answer, in its words:
+    a mismatch screen stays up until someone answers it, and "mismatch" is
+    also the screen of a drop the reconciler found right but the table
+    flagged (a coin out of turn, in another entry than the clock chose)."""
+    d = flow.diagnosis
+    if flow.mode == "correct" and flow.match is not None:
+        return {"screen": "correct", "drop": len(flow.match.results), "title": "Coins at each exit",
+                "board_mismatch": None, "findings": [], "facts": [], "answers": [], "answer": _CORRECTING}
+    if flow.mode != "mismatch" or d is None:
+        return None
+    findings, facts = list(getattr(d, "findings", ()) or ()), list(getattr(d, "facts", ()) or ())
+    return {"screen": str(flow.mode), "drop": getattr(d, "drop", None), "title": getattr(d, "title", ""),
+            "board_mismatch": bool(findings), "findings": findings, "facts": facts,
+            "answers": list(getattr(d, "options", ()) or ()),
+            "answer": _ANSWERING}
 
 
 def handle(table, request) -> dict:
@@ -104,6 +130,9 @@ def handle(table, request) -> dict:
 
 def new_match(table, request: dict) -> dict:
     flow = table.flow
+    pads_clear = request.get("pads_clear", False)
+    if not isinstance(pads_clear, bool):
+        raise RequestError("pads_clear: true (every coin is off the pads) or false")
     if flow.match is not None and not flow.match.over:
         raise RequestError("a match is in progress; end it first (Pause menu: End match) or wait for its end")
     players = request.get("players")
@@ -131,11 +160,20 @@ def new_match(table, request: dict) -> dict:
     c.players, c.clock, c.variants = tuple(players), clock, Variants(**{v: True for v in variants})
     c.opponent = "person"
     flow.message = None
+    confirmed = flow.clear_confirmed
+    if pads_clear:
+        flow.clear_confirmed = True  # a person says the pads are clear, as pressing at the question does
     flow.start_match(now)  # as the menu's "Start match"
     table._after_flow()
     if flow.match is None or flow.message is not None:
+        flow.clear_confirmed = confirmed  # only for this start: a later coin is asked about again
         why = flow.message.text if flow.message is not None else "the table did not start it"
-        raise RequestError(f"the match did not start: {why}")
+        fix = ""
+        if flow.need_clear:
+            fix = (" When every coin is off the pads, ask again with pads_clear (coindrel ctl new-match ... "
+                   "--pads-clear), or answer on the table (coindrel ctl press select). A served virtual board's "
+                   "pads are cleared by its c key (--keyboard) or SIGUSR1 (kill -USR1 PID).")
+        raise RequestError(f"the match did not start: {why}{fix}")
     return {"status": status_of(table)}
 
 

@@ -35,6 +35,7 @@ from .loop import IDLE, STEP, LoopMixin, TableDied
 from .setupmenu import Choices
 from .source_link import SourceMixin
 from .status import status_text
+from .waiting import WaitingJournal
 
 log = logging.getLogger("coindrel.table")
 FALLING_PATIENCE = 8.0  # seconds with no drop report, no open group and the hub there: the coin's events were lost
@@ -61,6 +62,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
             from ..sources.keyed import KeyedSource
 
             source = KeyedSource()
+        self.filed = None  # (summary, match) of the match last filed as finished
         self.source, self.display, self.outputs, self.store, self.notifier = source, display, outputs, store, notifier
         self._clock = clock
         self.offset = 0.0  # match time = clock() + offset
@@ -103,6 +105,11 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         self._losses_seen: set[int] = set()  # the source's losses already asked about
         self.hub_last = None  # the hub position of the newest board event taken in (journal's, after a restart)
         self.hub_repeats = 0  # board events given again and dropped (source_link._had)
+        # what waits outside any match (the club's requests), journalled beside the match (waiting.py)
+        state_dir = getattr(store, "dir", None)
+        self.waiting = WaitingJournal(state_dir, datasync=getattr(store, "_datasync", None)) if state_dir else None
+        self.waiting_saved: tuple = ((), ())
+        self.coins_saved: list = []  # the coins in, as last journalled (source_link.save_coins)
 
     @property
     def healthy(self) -> bool:
@@ -255,6 +262,10 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         self._apply_effects()
         if self.journal is not None and self.journalled is not None:
             self._save(self.journal.sync_match, self.journalled)
+            # after the drop's action: a kill between the two leaves a coin the next verdict taken in has
+            # reported, which restore_coins leaves out; never a coin forgotten before its report is on disk
+            self.save_coins()
+        self.save_waiting()
 
     def _save(self, write, *args) -> None:
         """Journal something; when the journal cannot save, the table stops
@@ -287,10 +298,28 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
             self._save(self.journal.sync_match, match)
             self.save_timing()
             if how == "finished":
-                self.store.finish(self.journal, match)
+                summary = self.store.finish(self.journal, match)
+                self.filed = (summary, match)  # its last drop may still be undone or corrected
             else:
                 self.store.abandon(self.journal, match, why)
         self.journal = self.journalled = None
+
+    def _reopen_match(self, match: Match) -> None:
+        """The players undo or correct the last drop of a match just filed:
+        its journal comes back from the history to take what follows."""
+        filed, self.filed = self.filed, None
+        if self.store is None or self.failed is not None or filed is None or filed[1] is not match:
+            return
+        if self.journal is not None:
+            return  # another match's journal is open: the change stays in the flow only
+        from .store import StoreError
+
+        try:
+            self.journal = self.store.reopen(filed[0])
+        except (JournalError, StoreError, OSError) as e:
+            log.error("could not reopen match %s to take the undone drop: %s", filed[0].id, e)
+            return
+        self.journalled = match
 
     def _status(self) -> None:
         text = status_text(self.flow.match)

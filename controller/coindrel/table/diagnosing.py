@@ -148,10 +148,20 @@ class DiagnosisMixin:
         if self.reconciler is None:
             return []
         if self._diag is None:
-            return self.reconciler.health().faults
+            return [self._match_numbered(f) for f in self.reconciler.health().faults]
         done = self._diag.call(_health_faults)
         done.add_done_callback(lambda f: f.exception() is None and setattr(self, "_faults", f.result()))
-        return list(getattr(self, "_faults", []))
+        return [self._match_numbered(f) for f in getattr(self, "_faults", [])]
+
+    def _match_numbered(self, fault: dict) -> dict:
+        """A fault's drops ("since drop N") as the match numbers them, the
+        numbers the players see: the reconciler counts its own (from 1 again
+        after a restart, and second coins in a turn too)."""
+        out = dict(fault)
+        for key in ("first_drop", "last_drop"):
+            if out.get(key) is not None:
+                out[key] = match_drop(self.drop_numbers, out[key])
+        return out
 
     def _believe(self, board: BoardState, match: Match | None = None, halls_right: bool = False,
                  pads_checked: bool = False) -> None:
@@ -159,12 +169,15 @@ class DiagnosisMixin:
         predicted, the players' "Board is right": ``halls_right``; their
         set-up of a new match: ``pads_checked``, the resting coins are known)."""
         self._reconciler_for(match or self.flow.match)
+        # within a match (an answer, an undo put back, a coin lost) a coin falling now is the next drop:
+        # its events are kept; a new match lets go of what fell before it
+        keep_open = not pads_checked
         if self._diag is not None:
-            self._diag.reset(board, halls_right=halls_right)
+            self._diag.reset(board, halls_right=halls_right, keep_open=keep_open)
             if pads_checked:
                 self._diag.call(_pads_known)
         else:
-            self.reconciler.reset(board, halls_right=halls_right)
+            self.reconciler.reset(board, halls_right=halls_right, keep_open=keep_open)
             if pads_checked:
                 self.reconciler.pads_known()
 
@@ -259,6 +272,16 @@ def _restore(rec: Reconciler, saved: dict, where) -> None:
 
 
 # What the child is asked (they pickle: module-level functions and plain classes).
+
+def match_drop(numbers: dict, n: int) -> int | None:
+    """The match's number of the reconciler's drop ``n`` (``numbers``: the
+    table's map). A second coin in a turn is no drop of the match: it fell
+    with the drop before it. None: before any drop this table numbered."""
+    if n in numbers:
+        return numbers[n]
+    before = [k for k in numbers if k < n]
+    return numbers[max(before)] if before else None
+
 
 def _health_faults(rec: Reconciler) -> list:
     return rec.health().faults

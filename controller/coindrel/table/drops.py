@@ -13,7 +13,8 @@ import dataclasses
 
 from ..display import DiagnosisView, MessageView, mismatch_view, revision_view, stray_view
 from ..display.notices import seen_text
-from ..engine import PHASE_FALLING, PHASE_REVEAL, PHASE_TURN, BoardState, entry_label
+from ..reconcile.revise import TIED
+from ..engine import PHASE_FALLING, PHASE_REVEAL, PHASE_TURN, BoardState, EngineError, catalog, entry_label
 from . import effects as fx
 from .modes import Mode
 from .modes_match import ANSWERS
@@ -79,7 +80,9 @@ class DropInputs:
         exits = tuple(report.scored_exits if report.scored_exits is not None else report.observed_exits)
         belief = BoardState.parse(report.state, self.geometry) if report.state else None
         result = m.record(report.entry, exits, belief, now)
-        self.turn_end = getattr(report, "t_end", None) or None  # when that coin's cascade ended, on the board's clock
+        # when that coin's own cascade ended, on the board's clock: not the end of its group, which a
+        # next coin may have joined (an unplug left a coin unseen on a pad, so the group waited for it)
+        self.turn_end = getattr(report, "t_last", None) or getattr(report, "t_end", None) or None
         self.hit_exits, self.computer = result.exits, None
         self._emit(fx.LedsOff())
         facts = []
@@ -88,6 +91,7 @@ class DropInputs:
             facts.append(f"Coin out of turn ({coin_screen.aside}): it counts as {name}'s drop.")
         if forced is not None and report.entry != forced:
             facts.append(f"Coin in {entry_label(report.entry)}; the clock chose {entry_label(forced)}.")
+        self.blamed_halls = blamed_halls(report, self.geometry)
         if report.verdict != "ok" or facts or report.diagnosis:
             self.diagnosis = mismatch_view(report, findings=report.diagnosis[:3], facts=tuple(facts), options=ANSWERS)
             if self.diagnosis.drop != len(m.results):  # the match's count (a restarted reconciler counts anew)
@@ -183,8 +187,8 @@ class DropInputs:
         if m.over or m.phase == PHASE_REVEAL:
             if not m.over:
                 self._emit(fx.Sound("round-over"))
-            elif not self.diagnosis:
-                self.match_ended()
+            else:
+                self.match_ended()  # filed now, even while its last drop's mismatch is asked about
             self.finished_round = result.round
             self._go(Mode.MISMATCH if self.diagnosis else Mode.ROUND_RESULT, now)
             return
@@ -195,16 +199,27 @@ class DropInputs:
             self._go(Mode.MISMATCH, now)
 
     def match_ended(self) -> None:
-        """The match is over and stays so: its end is filed, once. Never while
-        the last drop's mismatch is still asked about: "Undo last drop" there
-        plays on, and the drop played again must go into the same journal."""
+        """The match is over: its end is filed, once, as it ends (the history
+        and the status agree at once). While its last drop's mismatch is
+        asked about, "Undo last drop" or "Correct score" there reopens it
+        (``reopen_ended``): the drop played again goes into the same journal."""
         m = self.match
         if m is None or not m.over or self.ended is m:
             return
         self.ended = m
-        self._emit(fx.Sound("draw" if m.winner == "draw" else "match-won"))
+        if not self.diagnosis:
+            self._emit(fx.Sound("draw" if m.winner == "draw" else "match-won"))
         self._emit(fx.EndMatch("finished", m))
         self.last_board = m.board.copy()
+
+    def reopen_ended(self) -> None:
+        """The filed match's last drop is undone or corrected: it is not over
+        any more (or will end again with another score): file it again later."""
+        m = self.match
+        if m is not None and self.ended is m:
+            self.ended = None
+            self.last_board = None
+            self._emit(fx.ReopenMatch(m))
 
     def _drop_again(self, now: float) -> None:
         """The dropper's coin was never seen (it fell while the hub was away,
@@ -217,3 +232,24 @@ class DropInputs:
         if entry is not None and now - max(self.dropped_t, self.link_since) >= DROP_AGAIN:
             self._emit(fx.Drop(entry))
             self.dropped_t = now
+
+
+# A hall the diagnosis on screen holds lying at least this surely (the
+# reconciler's own "not a tie", reconcile.revise.TIED); a hall fault less sure
+# than that (pads nobody saw after an outage, say) is the players' to deny.
+BLAMED = TIED
+
+
+def blamed_halls(report, geometry) -> frozenset:
+    """The switches whose hall sensor ``report``'s diagnosis holds lying (its
+    hall_fault findings at BLAMED or more): "Board is right", which is also
+    the mismatch screen's back button, does not take their readings."""
+    out = set()
+    for f in getattr(report, "diagnosis", None) or ():
+        fault = getattr(f, "fault", None)
+        if getattr(fault, "name", None) == catalog.HALL_FAULT and f.confidence >= BLAMED:
+            try:
+                out.add(geometry.index(fault.switch))
+            except EngineError:
+                pass
+    return frozenset(out)

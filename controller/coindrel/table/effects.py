@@ -25,13 +25,14 @@ class Kind(str, Enum):
     EXPECT = "expect"
     NEW_MATCH = "new-match"
     END_MATCH = "end-match"
+    REOPEN_MATCH = "reopen-match"
     WAKE = "wake"
 
     def __str__(self) -> str:
         return self.value
 
 
-SOUND, LED, LEDS_OFF, DROP, BELIEF, EXPECT, NEW_MATCH, END_MATCH, WAKE = Kind
+SOUND, LED, LEDS_OFF, DROP, BELIEF, EXPECT, NEW_MATCH, END_MATCH, REOPEN_MATCH, WAKE = Kind
 
 
 class Effect:
@@ -120,6 +121,19 @@ class EndMatch(Effect):
 
     kind: ClassVar[Kind] = Kind.END_MATCH
     name: str
+    match: Any = None
+
+    @property
+    def data(self):
+        return self.match
+
+
+@dataclass(frozen=True)
+class ReopenMatch(Effect):
+    """``match`` was filed as finished, and the players undo or correct its
+    last drop: its journal comes back from the history and takes what follows."""
+
+    kind: ClassVar[Kind] = Kind.REOPEN_MATCH
     match: Any = None
 
     @property

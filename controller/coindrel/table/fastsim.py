@@ -182,7 +182,27 @@ class FastRig:
         self._errors = _Errors()
         logging.getLogger("coindrel").addHandler(self._errors)
         self._loop = None  # for tick() called outside a running loop (tests)
+        self.display = self._open_display()
+        self._shown = None
         self._build()
+
+    def _open_display(self):
+        """``--display capture|gifanim``: the frames the OLED would show, on
+        board time (one frame per change, as the daemon draws them). The
+        panel outlives a restart, as a real one does."""
+        if getattr(self.opts, "display", None) not in ("capture", "gifanim") or not getattr(self.opts, "out", None):
+            return None
+        from ..display import open_display
+        from .sim import display_section
+
+        return open_display(display_section(self.opts), clock=lambda: self.t)
+
+    def _show(self) -> None:
+        if self.display is None:
+            return
+        view = self.table.flow.view(self.t)
+        if view != self._shown and self.display.show(view, self.t):
+            self._shown = view
 
     # -- the table process ---------------------------------------------------------------
 
@@ -193,7 +213,7 @@ class FastRig:
         if getattr(self, "match_seeds", None) is None:  # one sequence for the run, restarts included
             self.match_seeds = match_seeds(opts.seed)
         self.table = Table(self.g, choices, source=self.source, store=self.store, clock=lambda: self.t,
-                           reveal_seconds=opts.reveal_seconds, new_seed=self.match_seeds)
+                           reveal_seconds=opts.reveal_seconds, new_seed=self.match_seeds, display=self.display)
         self.table.resume(recovered(self.store.recover(), self.warn))
         note_resumed(self.table, self.out)
         self.table.handle_event(StatusEvent(self.board.now, "connected", "virtual board"))
@@ -267,6 +287,9 @@ class FastRig:
 
     def close(self) -> None:
         logging.getLogger("coindrel").removeHandler(self._errors)
+        if self.display is not None:
+            self.display.close()  # a GIF is written now
+            self.display = None
         self.store.close()
         if self._loop is not None:
             self._loop.close()
@@ -282,6 +305,7 @@ class FastRig:
             self.apply(s)
         self._advance(end)
         self.table.step()
+        self._show()
         self.players.step()
         self._remember_match()
 

@@ -48,7 +48,7 @@ class FirmwareRig(FastRig):
         if getattr(self, "match_seeds", None) is None:  # one sequence for the run, restarts included
             self.match_seeds = match_seeds(opts.seed)
         self.table = Table(self.g, choices, source=self.link_source, store=self.store, clock=lambda: self.t,
-                           reveal_seconds=opts.reveal_seconds, new_seed=self.match_seeds)
+                           reveal_seconds=opts.reveal_seconds, new_seed=self.match_seeds, display=self.display)
         self.table.resume(self.store.recover())
         note_resumed(self.table, self.out)  # a resumed match's summary tells its runs apart
         if self.players is None:
@@ -89,6 +89,7 @@ class FirmwareRig(FastRig):
             self.apply(s)
         await self._aadvance(end)
         self.table.step()
+        self._show()
         self.players.step()
         self._remember_match()
 

@@ -166,6 +166,8 @@ class Mismatch(Screen):
             return
         flow.diagnosis = None
         answer = tuple(Answer)[chosen]
+        if answer in (Answer.UNDO, Answer.CORRECT):
+            flow.reopen_ended()  # the last drop of a filed match: its journal takes the change
         if answer is Answer.UNDO:
             flow._undo(now)
             return
@@ -173,11 +175,14 @@ class Mismatch(Screen):
             flow._start_correction(now)
             return
         m = flow.match
-        sensed = board_as_sensed(m.board, flow.halls) if flow.has_halls else None
+        sensed = board_as_sensed(m.board, flow.halls, flow.blamed_halls) if flow.has_halls else None
         if sensed is not None:
             # The players vouch for the board as it stands: its switches are
             # where the hall sensors say, whatever the explanation supposed
             # (resting coins are sensed by nothing: they stay as believed).
+            # Not a hall the explanation on screen holds lying: the players
+            # see rockers, not sensors, and this is the back button too, so
+            # the answer is no evidence against what the cascades proved.
             m.set_board(sensed, "Board is right: the switches as the hall sensors read them", now)
             flow._emit(fx.Belief(m.board, halls_right=True))
         flow._resume("mismatch", now)
@@ -188,13 +193,14 @@ class Mismatch(Screen):
         return flow.diagnosis
 
 
-def board_as_sensed(board, halls: dict):
+def board_as_sensed(board, halls: dict, blamed=frozenset()):
     """``board`` with every switch turned to the side its hall last read
     (``halls``: switch number -> L, R, mid, none); None when that changes nothing.
-    A switch between sides, taken out, or not read yet keeps its believed side."""
+    A switch between sides, taken out, not read yet, or whose hall is
+    ``blamed`` (held lying) keeps its believed side."""
     codes = bytearray(board.codes)
     for s, pos in halls.items():
-        if pos in ("L", "R") and codes[s] != HOLE:
+        if pos in ("L", "R") and codes[s] != HOLE and s not in blamed:
             codes[s] = (codes[s] & ~PAD_R & 0xFF) | (pos == "R")
     if bytes(codes) == bytes(board.codes):
         return None

@@ -107,10 +107,55 @@ def saved_report(d: dict, geometry, number: int | None):
             observed_exits=observed, observed_flips=dict(obs.get("flips") or {}), verdict=str(d.get("verdict", "ok")),
             diagnosis=[str(f.get("say", "")) if isinstance(f, dict) else str(f) for f in d.get("diagnosis") or ()],
             state=state, scored_exits=tuple(int(x) - 1 for x in scored) if scored is not None else observed,
-            t_end=float(d.get("t_end") or 0.0),
+            t_end=float(d.get("t_end") or 0.0), t_last=float(d.get("t_last") or 0.0),
         )
     except (EngineError, KeyError, TypeError, ValueError, AttributeError):
         return None
+
+
+def coins_note(flow) -> list:
+    """The coins seen going in and not yet reported (``flow.coins_in``) as
+    the journal keeps them: ``[entry 1.., extra, dropper, board time]``.
+    Whether a coin is a second one in its turn was decided when it went in
+    (the turn's coin still fell); the events alone cannot tell it again."""
+    m = flow.match
+    return [[c[1] + 1, bool(c[2]), str(c[3]), c[4]] for c in flow.coins_in if c[0] is m]
+
+
+def restore_coins(flow, records, last: int) -> int:
+    """Take up the coins the journal's last ``coins_in`` note holds, less the
+    ones a verdict the match took in (records up to ``last``,
+    ``in_match_until``) has reported since; and the end of the last scored
+    drop's cascade, which tells a second coin from the next turn's. Returns
+    how many coins wait again."""
+    m = flow.match
+    at, saved = None, None
+    for i, r in enumerate(records):
+        d = r.data if isinstance(r.data, dict) else {}
+        if r.kind == "note" and isinstance(d.get("coins_in"), list):
+            at, saved = i, d["coins_in"]
+        elif r.kind == "verdict" and i <= last and d.get("drop") is not None and d.get("revises") is None:
+            t = d.get("t_last", d.get("t_end"))
+            if isinstance(t, (int, float)) and not isinstance(t, bool):
+                flow.turn_end = float(t)
+    if saved is None or m is None:
+        return 0
+    reported = set()
+    for r in records[at + 1: last + 1]:
+        d = r.data if isinstance(r.data, dict) else {}
+        if r.kind == "verdict" and d.get("revises") is None and d.get("entry") is not None:
+            reported.add((d.get("entry"), round(float(d.get("t", -1)), 4)))
+    coins = []
+    for c in saved:
+        try:
+            entry, extra, who, t = int(c[0]), bool(c[1]), str(c[2]), (None if c[3] is None else float(c[3]))
+        except (TypeError, ValueError, IndexError):
+            continue  # not a note this version wrote: the coin is taken as the turn's, as before
+        if not 1 <= entry <= flow.geometry.entry_count or (t is not None and (entry, round(t, 4)) in reported):
+            continue
+        coins.append((m, entry - 1, extra, who, t))
+    flow.coins_in = coins
+    return len(coins)
 
 
 def unseen_pads(records, last: int, labels) -> set[str] | None:

@@ -59,7 +59,8 @@ class SimPlayers:
         self.people = any(b is None for b in self.bots)  # a person works the buttons themselves
         self.dropped_at = -1  # the match's turn count when we last dropped
         self.dropped_time = 0.0
-        self.matches_done = 0
+        self.ended: set = set()  # the matches the table ended (their seeds): what --matches counts
+        self._before = None  # one ended before counting began (matches_done = 0)
         self.finished = _Flag()
         self._screen = None
         self._since = 0.0
@@ -82,9 +83,33 @@ class SimPlayers:
         self._since = now  # give the table time to answer before pressing again
         self.table.handle_action(action)
 
+    @property
+    def matches_done(self) -> int:
+        return len(self.ended)
+
+    @matches_done.setter
+    def matches_done(self, n: int) -> None:
+        """``= 0``: count from now on (tests); a match the table ended earlier
+        and has let go of is not counted again, one still on its screens is."""
+        if n != 0:
+            raise ValueError("matches_done can only be reset to 0")
+        self.ended = set()
+        m = self.table.flow.ended
+        self._before = m.setup.seed if m is not None and m is not self.table.flow.match else None
+
+    def _count_ended(self) -> None:
+        """A match counts as played once the table has ended it, whoever
+        pressed past its result (a script's press, a person): counting our
+        own presses at the result screen played one match more (--matches 2
+        played 3 when a script's hold moved past the result)."""
+        m = self.table.flow.ended
+        if m is not None and m.setup.seed != self._before:
+            self.ended.add(m.setup.seed)
+
     # -- acting -------------------------------------------------------------------------
 
     def step(self) -> None:
+        self._count_ended()
         flow, now = self.table.flow, self.clock()
         waited = self._waited(now)
         mode, m = flow.mode, flow.match
@@ -111,8 +136,6 @@ class SimPlayers:
             do_by_hand(self.board, flow.asking)
             self._press(SELECT, now)
         elif mode in (Mode.REVEAL, Mode.ROUND_RESULT, Mode.RESULT, Mode.CLUB_REQUEST):
-            if mode is Mode.RESULT:
-                self.matches_done += 1
             self._press(SELECT, now)  # a club's match request: careful players play what the club asks
 
     def _menu(self, now: float, waited: float) -> None:

@@ -13,6 +13,8 @@ from ..events import EventError, SourceEvent, event_from_json
 from .records import Record, Scan
 from .salvage import Loss, fill, mend_replay
 
+REOPENED = "reopened"  # a note's key: the match was reopened after its end record (store.reopen)
+
 
 @dataclass
 class Contents:
@@ -129,6 +131,8 @@ def read_contents(scan: Scan) -> Contents:
             c.acts.append(r)
         elif r.kind == "end" and c.end is None and isinstance(r.data, dict):
             c.end = r.data
+        elif r.kind == "note" and isinstance(r.data, dict) and r.data.get(REOPENED) and c.end is not None:
+            c.end = None  # its last drop was undone or corrected after it ended: in progress again
     if (not c.acts or c.acts[0].data.get("do") != "setup") and isinstance(c.begin.get("setup"), dict):
         lost = next((x for x in c.losses if x.hole.lost and x.hole.first > 1), None)
         if lost is not None:  # the setup action was damaged: the header holds it too

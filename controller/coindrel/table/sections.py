@@ -22,6 +22,10 @@ CLOCK_OFF = "off"
 MAX_NAME = 20
 SEED_LIMIT = 2**53  # exact in JSON for every reader, not only Python
 DEFAULT: Any = object()  # "not given" where None is a meaningful value
+# Where the daemon's reconciler runs (table/diagnosing.py): a child process
+# (the default: the event loop never waits for a diagnosis), or a worker
+# thread (one process, less memory; the loop may stall while it holds the GIL).
+DIAGNOSIS_IN = ("process", "thread")
 
 
 @dataclass(frozen=True)
@@ -166,9 +170,15 @@ def check_state_dir(path: Path, where: str) -> None:
         raise ConfigError(f"{where}: {path} is a file, not a folder (or lies under one); set state_dir to a "
                           f"folder of its own, e.g. /var/lib/coindrel") from None
     except OSError as e:
+        from ..limits import KERNEL_FS, file_system_of, why_unwritable
+
         who = f"the user coindrel runs as ({_user()})"
-        raise ConfigError(f"{where}: cannot use {path} ({e.strerror}); create it writable for {who}, e.g. "
-                          f"sudo install -d -o {_user()} {path}, or set state_dir to a folder that can be") from None
+        fs = file_system_of(path)
+        if fs is not None and fs[0] in KERNEL_FS:
+            raise ConfigError(f"{where}: cannot use {path}: {why_unwritable(path, e)}; set state_dir to a folder "
+                              "on a disk, e.g. /var/lib/coindrel") from None
+        raise ConfigError(f"{where}: cannot use {path} ({why_unwritable(path, e)}); create it writable for {who}, "
+                          f"e.g. sudo install -d -o {_user()} {path}, or set state_dir to a folder that can be") from None
     finally:
         for d in reversed(made):
             try:
@@ -192,6 +202,7 @@ class BoardSettings:
     geometry: Geometry = field(repr=False)
     source: str  # a registered board source: hub, gpio, virtual, none, or one a package adds
     backends: dict[str, Any] = field(default_factory=dict)  # name -> what the backend's parse() returned
+    diagnosis: str = "process"  # where the running daemon diagnoses drops: DIAGNOSIS_IN
 
     @property
     def backend(self) -> Any:
@@ -220,6 +231,7 @@ def parse_board(sec: Section, base: Path | None = None) -> BoardSettings:
     if source not in names:
         sec.fail("source", f"{source!r} is not a board source here; write one of {', '.join(repr(n) for n in names)}"
                            " (a package that adds one registers it in the coindrel.sources entry points)")
+    diagnosis = sec.str("diagnosis", "process", choices=DIAGNOSIS_IN)
     backends = {}
     for b in names:
         if sec.has(b) or b == source:
@@ -230,4 +242,4 @@ def parse_board(sec: Section, base: Path | None = None) -> BoardSettings:
         else:
             sec.get(b)  # known here, so a misspelt table's error lists it
     sec.check_unknown()
-    return BoardSettings(name, geometry, source, backends)
+    return BoardSettings(name, geometry, source, backends, diagnosis)

@@ -50,6 +50,7 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
     store = MatchStore(settings.storage.state_dir, keep_matches=settings.storage.keep_matches).open()
     table = Table(board.geometry, choices_from(settings), source=source, display=display, outputs=outputs,
                   store=store, notifier=notifier)
+    table.diagnosis_in = board.diagnosis
     table.resume(store.recover())
     club = None
     if settings["club"] is not None:  # club play: publish to the club's broker (docs/club.md)

@@ -41,7 +41,7 @@ PLUGINS: dict[str, str] = {
 BUILTIN_KEYS = {
     "storage": ("state_dir", "keep_matches"),
     "match": ("clock", "players", "variants", "seed"),
-    "board": ("geometry", "source"),  # and one table per registered board source
+    "board": ("geometry", "source", "diagnosis"),  # and one table per registered board source
     "control": ("socket",),
 }
 _registered: dict[str, Parser] = {}

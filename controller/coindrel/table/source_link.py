@@ -13,7 +13,8 @@ from functools import partial
 from ..engine import BoardState, EngineError
 from ..engine.core import HOLE
 from ..events import EntryEvent, StatusEvent
-from .open_drop import in_match_until, open_events, orphan_verdicts, saved_report, unseen_pads
+from .journal import JournalError
+from .open_drop import coins_note, in_match_until, open_events, orphan_verdicts, restore_coins, saved_report, unseen_pads
 
 log = logging.getLogger("coindrel.table")
 
@@ -39,6 +40,7 @@ class SourceMixin:
         """Carry on with a match recovered from the journal after a restart."""
         for message in recovery.messages:
             log.warning("%s", message)
+        self._restore_waiting()
         if recovery.match is None:
             return
         self.offset = recovery.time_offset(self._clock())
@@ -51,6 +53,11 @@ class SourceMixin:
             return
         self.flow.begin(match, self.now(), resumed=True)
         self._apply_effects()
+        if restore_coins(self.flow, recovery.records, in_match_until(recovery.records)):
+            log.info("coins that went in before the restart wait for their drops again: %s",
+                     ", ".join(f"entry {c[1] + 1}" + (" (a second coin in its turn)" if c[2] else "")
+                               for c in self.flow.coins_in))
+        self.coins_saved = coins_note(self.flow)
         self._replay_open_drop(recovery.records)
         pos = last_hub_position(recovery.records)
         self.hub_last = pos  # what the journal holds (and the reconciler was fed) is never taken in again
@@ -58,6 +65,45 @@ class SourceMixin:
             # the hub sends again what it sent while the table was down (its replay ring)
             self.source.resume_from(pos)
             log.info("resuming the hub's events after boot %08x frame %d", pos.boot_id, pos.num)
+
+    def _restore_waiting(self) -> None:
+        """The club's match requests that waited when the table stopped."""
+        if self.waiting is None:
+            return
+        requests, seen, messages = self.waiting.load()
+        for message in messages:
+            log.warning("%s", message)
+        if requests or seen:
+            self.flow.club_requests, self.flow.club_seen = requests, seen
+            self.waiting_saved = (tuple(r.id for r in requests), seen)
+        if requests:
+            log.info("club: %d match request(s) still wait for a person at the table (%s)", len(requests),
+                     ", ".join(r.id for r in requests))
+            self.flow.offer_club_request(self.now())
+            self._apply_effects()
+
+    def save_waiting(self) -> None:
+        """Journal what waits outside any match once it changed (the club's requests)."""
+        f = self.flow
+        now = (tuple(r.id for r in f.club_requests), tuple(f.club_seen))
+        if self.waiting is None or now == self.waiting_saved:
+            return
+        try:
+            self.waiting.save(f.club_requests, f.club_seen)
+        except JournalError as e:
+            log.error("%s; the waiting club requests are kept in memory only", e)
+            return
+        self.waiting_saved = now
+
+    def save_coins(self) -> None:
+        """Journal the coins in and not yet reported once they changed, with
+        what the table decided of each (a second coin in its turn or not)."""
+        if self.journal is None or self.flow.match is None or self.flow.match is not self.journalled:
+            return
+        coins = coins_note(self.flow)
+        if coins != self.coins_saved:
+            self._save(self.journal.note, {"coins_in": coins}, False)
+            self.coins_saved = coins
 
     def _check_losses(self) -> None:
         """Board events the hub could no longer give back (``source.losses``):

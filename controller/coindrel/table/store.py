@@ -30,7 +30,7 @@ from .journal import (JournalError, cut_tail, fsync_dir, move_durably, read_jour
                       write_durably)
 from .matchjournal import MatchJournal
 from .records import Damage, Record
-from .replay import Contents, read_contents
+from .replay import REOPENED, Contents, read_contents
 
 
 class StoreError(JournalError):
@@ -110,8 +110,11 @@ class MatchStore:
                     fsync_dir(d.parent)  # a new directory is only durable once its parent is synced
             fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
         except OSError as e:
-            raise StoreError(f"cannot use the state directory {self.dir}: {e.strerror}; create it writable for the "
-                             "user coindrel runs as, or set [storage] state_dir") from None
+            from ..limits import why_unwritable
+
+            raise StoreError(f"cannot use the state directory {self.dir}: {why_unwritable(self.dir, e)}; give a "
+                             "folder on a disk that the user coindrel runs as may write, e.g. /var/lib/coindrel "
+                             "([storage] state_dir, or the command's --state-dir)") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:
@@ -185,7 +188,7 @@ class MatchStore:
         notes = self._keep_damaged(contents, out)
         size = _end_with_newline(self.current, size)
         good = contents.good()
-        end = next((r.data for r in good if r.kind == "end"), None)
+        end = contents.end  # a note that the match was reopened after its end makes it in progress again
         if end is not None:
             self._to_history(self.current, contents.number, contents.match_id)
             out.messages.append(f"match #{contents.number} had ended ({end.get('result')}); moved it to the history")
@@ -303,6 +306,26 @@ class MatchStore:
         dst = self._to_history(journal.path, journal.number, journal.match_id)
         self.prune()
         return MatchSummary.from_dict(summary, dst)
+
+    def reopen(self, summary: MatchSummary) -> MatchJournal:
+        """A match just filed as finished takes more: its last drop is undone
+        or corrected. Its journal moves back from the history and a note
+        says it was reopened (a later end files it again; a restart before
+        that resumes it as the match in progress)."""
+        self._need_lock()
+        path = summary.path
+        if path is None or not path.is_file():
+            raise StoreError(f"match #{summary.number} is no longer in the history; it stays as it was filed")
+        if self.current.exists():
+            raise StoreError(f"a match is already in progress in {self.current}; match #{summary.number} stays filed")
+        move_durably(path, self.current)
+        scan = read_journal(self.current)
+        good = scan.records
+        journal = MatchJournal.reopen(self.current, max(r.n for r in good) + 1, scan.good_size, **self._kw())
+        journal.number, journal.match_id, journal.started = summary.number or 0, summary.id, summary.started
+        journal.acts = sum(1 for r in good if r.kind == "act")
+        journal.note({REOPENED: "its last drop was undone or corrected after it had ended"})
+        return journal
 
     def _to_history(self, path: Path, number: int | None, match_id: str) -> Path:
         name = match_id if match_id and NUMBER.match(match_id) else f"{number or 0:04d}-{utc_stamp(self._wall())}"

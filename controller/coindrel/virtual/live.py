@@ -123,11 +123,21 @@ class Server:
             self.board.drop(int(ch) - 1)
             self.say(f"coin into entry {ch}")
         elif ch in "cC":  # a person takes every resting coin off the pads (before a new match)
-            self._catch_up()
-            cleared = self.board.clear_pads()
-            self.say(f"pads cleared by hand: {', '.join(cleared) if cleared else 'no coin was resting'}")
+            self.clear_pads()
+            return
         elif ch in "qQ":
             self.stopping.set()
+        self.wake.set()
+
+    def clear_pads(self) -> None:
+        """A person takes every resting coin off the pads (the ``c`` key, or
+        SIGUSR1 for a board served with no terminal)."""
+        if self.held:
+            self.held = False
+            self.pace.anchor(self.board.now)
+        self._catch_up()
+        cleared = self.board.clear_pads()
+        self.say(f"pads cleared by hand: {', '.join(cleared) if cleared else 'no coin was resting'}")
         self.wake.set()
 
     # -- the loop --------------------------------------------------------------------
@@ -154,6 +164,11 @@ class Server:
             self.ready.set()
         if self.keyboard:
             self.loop.add_reader(sys.stdin, self._key)
+        usr1 = _on_usr1(self.loop, self.clear_pads)
+        if usr1 is not _NOTHING:
+            import os
+
+            self.say(f"to take every coin off the pads (as a person does before a new match): kill -USR1 {os.getpid()}")
         self.pace.anchor(self.board.now)
         try:
             await self._loop()
@@ -165,6 +180,7 @@ class Server:
                 self.wake.clear()
                 await self._wait(0.25)
         finally:
+            usr1()
             if self.keyboard:
                 self.loop.remove_reader(sys.stdin)
             await self._drain()
@@ -217,3 +233,23 @@ class Server:
             await asyncio.wait_for(self.wake.wait(), seconds)
         except asyncio.TimeoutError:
             pass
+
+
+def _NOTHING() -> None:
+    pass
+
+
+def _on_usr1(loop, fn) -> Callable[[], None]:
+    """SIGUSR1 calls ``fn`` (only where signals can be handled: the main
+    thread of a process on a system that has the signal); returns the undo."""
+    import signal
+    import threading
+
+    sig = getattr(signal, "SIGUSR1", None)
+    if sig is None or threading.current_thread() is not threading.main_thread():
+        return _NOTHING
+    try:
+        loop.add_signal_handler(sig, fn)
+    except (RuntimeError, ValueError, NotImplementedError):
+        return _NOTHING
+    return lambda: loop.remove_signal_handler(sig)

@@ -1,0 +1,71 @@
+"""``coindrel ctl status`` read by a person: the winner by name, and what a
+screen that waits for an answer is about."""
+
+from __future__ import annotations
+
+import json
+
+from coindrel.table import control
+
+
+def test_status_names_the_winner_and_says_what_a_flagged_drop_waits_for(tmp_path, capsys):
+    """``winner`` was the player's number (1, 2); a drop the reconciler found
+    right but the table flagged (a coin out of turn) kept the status at mode
+    "mismatch" while the history counted 0 mismatches, with nothing saying why."""
+    from coindrel.commands.ctl import human
+    from coindrel.table.modes import Mode
+
+    from .awkward import rig_for, run_until
+
+    rig = rig_for(tmp_path, matches=1, seed=3)
+    try:
+        flow = rig.table.flow
+        assert run_until(rig, lambda: flow.mode is Mode.ROUND_RESULT and not flow.match.over, 1500)
+        rig.board.drop(4)  # a coin while the round's result is on the screen: out of turn
+        assert run_until(rig, lambda: flow.mode is Mode.MISMATCH, 60)
+        st = control.status_of(rig.table)
+        a = st["asking"]
+        assert st["mode"] == "mismatch" and a is not None and a["drop"] == st["drops"]
+        assert any("out of turn" in f for f in a["facts"]) and a["board_mismatch"] is (bool(a["findings"]))
+        assert "press back" in a["answer"] and "Board is right" in a["answers"]
+        text = human(json.loads(json.dumps(st, default=str)))
+        assert f"Waiting for an answer about drop {st['drops']}" in text and "out of turn" in text
+        assert run_until(rig, lambda: flow.match is not None and flow.match.over, 3000)
+        st = control.status_of(rig.table)
+        m = flow.match
+        want = "draw" if m.winner == "draw" else m.setup.players[m.winner - 1]
+        assert st["over"] and st["winner"] == want and isinstance(st["winner"], str)
+        assert "match over, " in human(json.loads(json.dumps(st, default=str)))
+    finally:
+        rig.close()
+
+
+def test_the_history_says_an_over_match_waits_for_its_last_answer():
+    """A match over whose last drop's mismatch screen is still up is filed
+    once that is answered (an undo there plays on in the same journal); the
+    history said "in progress, round 4" while the status said over."""
+    from coindrel.commands.history import _outcome
+    from coindrel.table.history import MatchSummary
+
+    s = MatchSummary(1, "0001-x", "in progress", players=("Ann", "Bo"), totals=(30, 12), round=4, winner=1)
+    assert _outcome(s) == "over (Ann wins), the last drop waits for an answer on the table"
+    assert _outcome(MatchSummary(1, "0001-x", "in progress", round=2)) == "in progress, round 2"
+
+
+def test_status_while_the_players_correct_a_score_says_how():
+    from coindrel.commands.ctl import human
+
+    from .flowkit import choose, make_flow, report_for, started
+
+    flow = make_flow(clock="off")
+    m = started(flow)
+    finding = type("F", (), {"say": "Exit 16 did not see a coin."})()
+    flow.on_entry(3, 1.0)
+    flow.on_report(report_for(m, 3, 1, verdict="mismatch", seen=(), diagnosis=[finding]), 1.5)
+    a = control.asking(flow)
+    assert a["board_mismatch"] is True and a["findings"] == ["Exit 16 did not see a coin."]
+    choose(flow, "Correct score", 2.0)
+    a = control.asking(flow)
+    assert a["screen"] == "correct" and a["drop"] == 1 and "hold is done" in a["answer"]
+    st = {"link": {"up": True, "detail": ""}, "round": None, "mode": "correct", "asking": a}
+    assert "the players count its coins" in human(st)
