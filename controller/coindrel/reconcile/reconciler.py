@@ -114,7 +114,8 @@ class Reconciler:
     def feed(self, ev) -> None:
         """One board event (or a source's status event), in time order."""
         if isinstance(ev, StatusEvent):
-            if self._group is not None and ev.t > self._group.deadline(self.timing):
+            if self._group is not None and ev.t > self._group.deadline(self.timing) and not (
+                    self._cut() and ev.state in ("connected", "resync")):  # the board seen again finishes it
                 # The drop ended before the link went: what the live table's
                 # poll closes between events, a log's replay closes here, so
                 # both reconcile it alike (it lost nothing).
@@ -180,20 +181,21 @@ class Reconciler:
 
     def poll(self, now: float) -> list[DropReport]:
         """Reports of every drop finished by ``now`` (board clock)."""
-        if self._group is not None and now > self._group.deadline(self.timing) and not self._held():
+        if self._group is not None and now > self._group.deadline(self.timing) and not (self.away and self._cut()):
             self._close()
         out, self._out = self._out, []
         return out
 
-    def _held(self) -> bool:
-        """Board changes no coin was seen to cause, cut by the link going
-        down, wait for the board to be seen again: the snapshot's differences
-        are the rest of them (resync.py). Judged apart, a coin that went in
-        during a hub reset and fell on while unplugged was two stray groups,
-        and its turn was scored as the coin dropped again. (A drop is closed
-        as before: its coin is known, the players are asked.)"""
+    def _cut(self) -> bool:
+        """The open group is board changes no coin was seen to cause, cut by
+        lost events. While the link is down (and through its coming back) it
+        waits for the board to be seen again: the snapshot's differences are
+        the rest of it (resync.py). Judged apart, a coin that went in during a
+        hub reset and fell on while unplugged was two stray groups, and its
+        turn was scored as the coin dropped again. (A drop is closed as
+        before: its coin is known, the players are asked.)"""
         g = self._group
-        return self.away and g.lost > 0 and not g.is_drop
+        return g is not None and g.lost > 0 and not g.is_drop
 
     def revisions(self) -> list[Revision]:
         """Revision records written since the last call (sensing.md section 4:

@@ -59,6 +59,7 @@ class SimPlayers:
         self.people = any(b is None for b in self.bots)  # a person works the buttons themselves
         self.dropped_at = -1  # the match's turn count when we last dropped
         self.dropped_time = 0.0
+        self.away_until = float("-inf")  # when the table last waited for the hub, in a turn
         self.ended: set = set()  # the matches the table ended (their seeds): what --matches counts
         self._before = None  # one ended before counting began (matches_done = 0)
         self.finished = _Flag()
@@ -175,6 +176,7 @@ class SimPlayers:
     def _turn(self, now: float, waited: float) -> None:
         flow, m = self.table.flow, self.table.flow.match
         if m.phase != PHASE_TURN or not flow.link_up:
+            self.away_until = now  # (the hub is away: what the table makes of the board comes after)
             return
         if flow.opponent is not None and m.to_move == 2:
             # the table's computer opponent: its dropper drops, or it asks a person to
@@ -185,8 +187,8 @@ class SimPlayers:
         bot = self.bots[m.to_move - 1]
         if bot is None:
             return  # a person's turn
-        if len(m.results) == self.dropped_at and now - self.dropped_time < RETRY:
-            return  # our coin is on its way
+        if len(m.results) == self.dropped_at and now - max(self.dropped_time, self.away_until) < RETRY:
+            return  # our coin is on its way, or the table, its hub back, may yet find it
         # (a coin the table never saw, e.g. dropped as the hub went away, is dropped again,
         # as a person does when the table still asks for their drop)
         if waited < self.opts.think:
