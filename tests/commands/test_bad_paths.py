@@ -42,6 +42,9 @@ def test_show_png_into_a_missing_folder(place, capsys):
     (["--display", "gifanim", "--out", "missing/x.gif"], ["--out missing/x.gif", "missing does not exist"]),
     (["--display", "gifanim", "--out", "adir"], ["--out adir", "that is a folder"]),
     (["--result", "missing/r.json"], ["--result missing/r.json", "does not exist"]),
+    # before: root "may write" in /proc, so the whole match was played and then the result was not written
+    (["--result", "/proc/r.json"], ["--result /proc/r.json", "the kernel makes up", "choose a folder on a disk"]),
+    (["--display", "capture", "--out", "/proc/sys"], ["--out /proc/sys", "the kernel makes up"]),
     (["--script", "missing.jsonl"], ["--script missing.jsonl", "no such script"]),
     (["--state-dir", "bin.dat"], ["--state-dir bin.dat", "a file, not a folder"]),
 ])
@@ -85,6 +88,7 @@ def test_an_emulator_writing_into_a_missing_folder_is_a_config_error_not_a_retry
     (["reconcile", "-", "-o", "missing/out.jsonl"], ["--out missing/out.jsonl", "does not exist"]),
     (["health", "adir"], ["adir is a folder"]),
     (["lesson", "bin.dat.toml"], ["no lesson called"]),
+    (["show", "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL", "--png", "/proc/x.png"], ["--png /proc/x.png", "the kernel makes up"]),
 ])
 def test_every_command_s_file_arguments(place, capsys, argv, needles):
     code, err, took = run(capsys, *argv)

@@ -123,3 +123,23 @@ def test_a_hub_that_is_not_plugged_in_is_noted_not_refused(tmp_path, capsys):
     (tmp_path / "ttyACM9").symlink_to("/dev/null")  # a character device, as the udev rule's name is
     code, out, err, path = check(tmp_path, capsys, text)
     assert code == 0 and "note:" not in out
+
+
+@pytest.mark.parametrize("where, needles", [
+    ("{tmp}/coindrel.toml", ["[control] socket", "exists and is not a socket", "would not be replaced"]),
+    ("{tmp}/no/such/ctl.sock", ["[control] socket", "does not exist"]),
+    ("/proc/ctl.sock", ["[control] socket", "the kernel makes up"]),
+])
+def test_a_control_socket_that_run_could_not_make_is_refused(tmp_path, capsys, where, needles):
+    # Before: --check passed, and `coindrel run` then only warned and ran without `coindrel ctl`.
+    text = GOOD + f'[control]\nsocket = "{where.replace("{tmp}", str(tmp_path))}"\n'
+    failed(tmp_path, capsys, text, *needles)
+    assert (tmp_path / "coindrel.toml").read_text(encoding="utf-8").startswith("\n[storage]")  # not replaced
+
+
+def test_the_check_says_where_the_control_socket_will_be(tmp_path, capsys):
+    code, out, err, path = check(tmp_path, capsys, GOOD + f'[control]\nsocket = "{tmp_path}/ctl.sock"\n')
+    assert code == 0, err
+    assert f"control socket: {tmp_path}/ctl.sock" in out
+    code, out, err, path = check(tmp_path, capsys, GOOD + '[control]\nsocket = ""\n')
+    assert code == 0 and "control socket: none" in out

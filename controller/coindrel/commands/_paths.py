@@ -8,6 +8,16 @@ import os
 from pathlib import Path
 
 from ..errors import UsageError
+from ..limits import KERNEL_FS, file_system_of
+
+
+def _not_made_up(option: str, path: str, folder: Path) -> None:
+    # root may "write" in /proc or /sys by os.access, and the write fails only at
+    # the end (after a whole sim): say so before any work starts
+    fs = file_system_of(folder)
+    if fs is not None and fs[0] in KERNEL_FS:
+        raise UsageError(f"{option} {path}: {folder} is on {fs[1]} ({fs[0]}), a file system the kernel makes up, "
+                         "where nothing can be stored; choose a folder on a disk (e.g. /tmp)")
 
 
 def output_file(option: str, path: str) -> Path:
@@ -20,6 +30,7 @@ def output_file(option: str, path: str) -> Path:
         what = "is a file, not a folder" if folder.exists() else "does not exist"
         raise UsageError(f"{option} {path}: the folder {folder} {what}; create it (mkdir -p {folder}) "
                          "or choose another place")
+    _not_made_up(option, path, folder)
     if not os.access(folder, os.W_OK | os.X_OK):
         raise UsageError(f"{option} {path}: cannot write in {folder} (permission denied); choose a folder you may write")
     return target
@@ -46,6 +57,7 @@ def output_folder(option: str, path: str, create: bool = False) -> Path:
         raise UsageError(f"{option} {path}: no such folder; create it first (mkdir -p {path}) or choose another")
     if not target.is_dir():
         raise UsageError(f"{option} {path}: that is a file, not a folder; give a folder")
+    _not_made_up(option, path, target)
     if not os.access(target, os.W_OK | os.X_OK):
         raise UsageError(f"{option} {path}: cannot write in it (permission denied); choose a folder you may write")
     return target

@@ -34,14 +34,17 @@ def check(settings) -> int:
     """Every key was checked on loading; here, what needs the machine: the
     state directory can really be written."""
     from ..sources import backend, backend_names
-    from ..table.sections import check_state_dir
+    from ..table.sections import check_control_socket, check_state_dir
 
     check_state_dir(settings.storage.state_dir, f"{settings.source}: [storage] state_dir")
+    check_control_socket(settings.control, f"{settings.source}: [control] socket")
     b = settings.board
     print(f"{settings.source}: OK")
     print(f"  board {b.geometry_name}; source {b.source}: {backend(b.source).summary}")
     print(f"  diagnosis in a {'child process' if b.diagnosis == 'process' else 'worker thread'}")
     print(f"  state in {settings.storage.state_dir} (writable)")
+    c = settings.control
+    print(f"  control socket: {c.socket or 'the service RuntimeDirectory (control.sock)' if c.enabled else 'none'}")
     for name in ("display", "inputs", "outputs"):
         print(f"  [{name}] {'configured' if settings[name] is not None else 'not configured'}")
     print(f"  board sources installed: {', '.join(backend_names())}")

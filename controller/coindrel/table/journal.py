@@ -233,19 +233,26 @@ def _fix(path: Path) -> str:
             "user coindrel runs as (the service's StateDirectory= creates it)")
 
 
+def keep_copy(keep_dir: Path, name: str, suffix: str, data: bytes) -> Path:
+    """Save ``data`` durably in ``keep_dir`` as ``name + suffix``, or under
+    ``name-K + suffix`` when that is taken (an earlier copy is never replaced)."""
+    keep_dir.mkdir(parents=True, exist_ok=True)
+    copy = keep_dir / f"{name}{suffix}"
+    k = 1
+    while copy.exists():
+        copy = keep_dir / f"{name}-{k}{suffix}"
+        k += 1
+    write_durably(copy, data)
+    return copy
+
+
 def cut_tail(path: Path, damage: Damage, keep_dir: Path, wall: float) -> tuple[Path, str]:
     """Cut ``path`` at ``damage.offset``, first saving the cut bytes durably in
     ``keep_dir``. Returns the copy's path and a message for the log."""
     with open(path, "rb") as f:
         f.seek(damage.offset)
         tail = f.read()
-    keep_dir.mkdir(parents=True, exist_ok=True)
-    copy = keep_dir / f"{path.stem}-{utc_stamp(wall)}-at{damage.offset}.cut"
-    k = 1
-    while copy.exists():
-        copy = keep_dir / f"{path.stem}-{utc_stamp(wall)}-at{damage.offset}-{k}.cut"
-        k += 1
-    write_durably(copy, tail)
+    copy = keep_copy(keep_dir, f"{path.stem}-{utc_stamp(wall)}-at{damage.offset}", ".cut", tail)
     fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
     try:
         os.ftruncate(fd, damage.offset)
@@ -271,4 +278,4 @@ def read_journal(path: Path):
     return scan(data)
 
 
-__all__ = ["Journal", "JournalError", "Record", "cut_tail", "fsync_dir", "move_durably", "read_journal", "write_durably"]
+__all__ = ["Journal", "JournalError", "Record", "cut_tail", "fsync_dir", "keep_copy", "move_durably", "read_journal", "write_durably"]

@@ -243,3 +243,36 @@ def parse_board(sec: Section, base: Path | None = None) -> BoardSettings:
             sec.get(b)  # known here, so a misspelt table's error lists it
     sec.check_unknown()
     return BoardSettings(name, geometry, source, backends, diagnosis)
+
+
+def check_control_socket(control: ControlSettings, where: str) -> None:
+    """A control socket named in the config can be made there: `coindrel run`
+    only warns and goes without one (the table still plays), so `--check` is
+    where a wrong path is said."""
+    if not control.enabled or control.socket is None:
+        return  # off, or the service's RuntimeDirectory (systemd makes it)
+    import os
+    import stat
+
+    from ..limits import KERNEL_FS, file_system_of
+
+    path = control.socket
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise ConfigError(f"{where}: {path}: {e.strerror or e}; choose another path") from None
+    if st is not None and not stat.S_ISSOCK(st.st_mode):
+        raise ConfigError(f"{where}: {path} exists and is not a socket (it would not be replaced); "
+                          "choose a path where nothing is, e.g. /run/coindrel/control.sock")
+    folder = path.parent
+    if not folder.is_dir():
+        raise ConfigError(f"{where}: the folder {folder} does not exist; create it or choose another path")
+    fs = file_system_of(folder)
+    if fs is not None and fs[0] in KERNEL_FS:
+        raise ConfigError(f"{where}: {folder} is on {fs[1]} ({fs[0]}), a file system the kernel makes up, where "
+                          "no socket can be made; choose a folder such as /run/coindrel")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"{where}: this user may not make a socket in {folder}; choose a folder it may write, "
+                          "or \"\" for no control socket")

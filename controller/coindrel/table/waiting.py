@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from .clubrequest import WAITING, MatchRequest, RequestError, match_request
-from .journal import Journal, JournalError, read_journal, utc_stamp, write_durably
+from .journal import Journal, JournalError, keep_copy, read_journal, utc_stamp, write_durably
 from .records import FORMAT, encode
 
 log = logging.getLogger("coindrel.table")
@@ -85,15 +85,7 @@ class WaitingJournal:
     def _keep_damaged(self) -> Path | None:
         try:
             data = self.path.read_bytes()
-            keep = self.dir / "damaged"
-            keep.mkdir(parents=True, exist_ok=True)
-            copy = keep / f"waiting-{utc_stamp(time.time())}.journal"
-            k = 1
-            while copy.exists():
-                copy = keep / f"waiting-{utc_stamp(time.time())}-{k}.journal"
-                k += 1
-            write_durably(copy, data)
-            return copy
+            return keep_copy(self.dir / "damaged", f"waiting-{utc_stamp(time.time())}", ".journal", data)
         except OSError as e:
             log.warning("could not keep a copy of the damaged %s: %s", self.path, e.strerror)
             return None
