@@ -134,7 +134,10 @@ def test_a_child_killed_with_sigkill_is_restarted_and_every_drop_is_reconciled_o
             diag.feed(ev)
             got += diag.poll(ev.t) + diag.revisions()
             if i in kills:
-                os.kill(diag.pid, signal.SIGKILL)  # wherever it is: mid-diagnosis, between drops, starting
+                try:
+                    os.kill(diag.pid, signal.SIGKILL)  # wherever it is: mid-diagnosis, between drops, starting
+                except ProcessLookupError:
+                    pass  # the last kill's child, reaped and not yet replaced (seen under load): dead already
         diag.flush().result(timeout=CEILING)
         assert diag.call(_nothing_here).result(timeout=CEILING) is None
         got += diag.ready() + diag.revisions()
