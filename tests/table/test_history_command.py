@@ -113,3 +113,10 @@ def test_a_history_file_of_random_bytes_is_named_and_left_alone(tmp_path, capsys
     code, out, _ = run(capsys, "--state-dir", str(tmp_path), "1")
     assert "Match #None" not in out and "not a coindrel journal" in out and "backup" in out, out
     assert junk.read_bytes() == data
+
+
+def test_a_state_directory_on_proc_is_named_as_such(capsys):
+    # before: "No matches kept yet." with exit 0, as if /proc were an empty state directory
+    code = main(["history", "--state-dir", "/proc"])
+    err = capsys.readouterr().err
+    assert code == 2 and "a file system the kernel makes up" in err and "Traceback" not in err
