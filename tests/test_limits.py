@@ -99,3 +99,19 @@ def test_every_other_file_a_command_reads_is_refused_as_dev_zero_at_once(tmp_pat
         read_drops("/dev/zero")
     with pytest.raises(ConfigError, match="password_file /dev/zero: cannot read it .*character device"):
         ClubSettings(broker=None, table="t", username="t", password_file=Path("/dev/zero")).password()
+
+
+def test_a_config_that_is_a_pipe_or_huge_gets_the_right_hint(tmp_path):
+    # before: both ended "check its permissions", which is not the problem
+    import os
+
+    pipe = tmp_path / "coindrel.toml"
+    os.mkfifo(pipe)
+    with pytest.raises(ConfigError, match="named pipe.*give a regular file") as e:
+        read_toml(pipe)
+    assert "permissions" not in str(e.value)
+    big = tmp_path / "big.toml"
+    big.write_bytes(b"#" * (CONFIG + 1))
+    with pytest.raises(ConfigError, match="more than.*is this the right file") as e:
+        read_toml(big)
+    assert "permissions" not in str(e.value)

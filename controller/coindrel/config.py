@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .errors import CoindrelError
-from .limits import CONFIG, read_text_limited
+from .limits import CONFIG, NotAFile, TooLarge, read_text_limited
 
 DEFAULT_PATH = Path("/etc/coindrel/coindrel.toml")
 EXAMPLE = "systemd/coindrel.toml.example"  # in the source tree; README "Configuration" explains it
@@ -190,6 +190,12 @@ def read_toml(path: str | Path) -> dict:
                           f"(sudo install -D -m 644 {EXAMPLE} {p}) and edit it, or pass --config FILE") from None
     except IsADirectoryError:
         raise ConfigError(f"{p}: is a folder; give the configuration file, e.g. {p / 'coindrel.toml'}") from None
+    except NotAFile as e:
+        raise ConfigError(f"{p}: cannot read the configuration ({e.strerror}); give a regular file, e.g. a copy "
+                          f"of {EXAMPLE}") from None
+    except TooLarge as e:
+        raise ConfigError(f"{p}: cannot read the configuration ({e.strerror}); is this the right file? A "
+                          f"configuration is a few kB (see {EXAMPLE})") from None
     except OSError as e:
         raise ConfigError(f"{p}: cannot read the configuration ({e.strerror}); check its permissions") from None
     except UnicodeDecodeError as e:
