@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import select
 import threading
+import time
 
 import pytest
 from fakehub import FakeHub
@@ -40,7 +41,7 @@ class Starver:
     def readable(self, fd, timeout, extra=()):
         if timeout and self.starved.is_set():  # the reader's wait (the loop's own looks use timeout 0)
             self.entered.set()
-            self.starved.wait(0.05)
+            time.sleep(0.05)  # a starved thread waits (starved.wait would return at once: a spin for the GIL)
             return []
         return self.real(fd, timeout, extra)
 
