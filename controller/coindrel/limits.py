@@ -105,15 +105,24 @@ def file_system_of(path: str | Path) -> tuple[str, str] | None:
     return best
 
 
+def made_up(path: str | Path) -> str | None:
+    """"P is on M (T), a file system the kernel makes up" when ``path`` lies
+    on one of ``KERNEL_FS`` (root may "write" there by os.access; the write
+    fails only when made), else None."""
+    fs = file_system_of(path)
+    if fs is None or fs[0] not in KERNEL_FS:
+        return None
+    return f"{path} is on {fs[1]} ({fs[0]}), a file system the kernel makes up"
+
+
 def why_unwritable(path: str | Path, error: OSError) -> str:
     """Why coindrel cannot keep files in the folder ``path``, in plain words
     (``error`` is what the system said): /proc/1 answers "No such file or
     directory", which names no real problem."""
     p = Path(path)
-    fs = file_system_of(p)
-    if fs is not None and fs[0] in KERNEL_FS:
-        return (f"{p} is on {fs[1]} ({fs[0]}), a file system the kernel makes up, where nothing can be "
-                "stored")
+    made = made_up(p)
+    if made:
+        return f"{made}, where nothing can be stored"
     code = error.errno
     if code == errno.EROFS:
         return f"the file system of {p} is read-only"

@@ -8,16 +8,15 @@ import os
 from pathlib import Path
 
 from ..errors import UsageError
-from ..limits import KERNEL_FS, file_system_of
+from ..limits import made_up
 
 
 def _not_made_up(option: str, path: str, folder: Path) -> None:
     # root may "write" in /proc or /sys by os.access, and the write fails only at
     # the end (after a whole sim): say so before any work starts
-    fs = file_system_of(folder)
-    if fs is not None and fs[0] in KERNEL_FS:
-        raise UsageError(f"{option} {path}: {folder} is on {fs[1]} ({fs[0]}), a file system the kernel makes up, "
-                         "where nothing can be stored; choose a folder on a disk (e.g. /tmp)")
+    made = made_up(folder)
+    if made:
+        raise UsageError(f"{option} {path}: {made}, where nothing can be stored; choose a folder on a disk (e.g. /tmp)")
 
 
 def output_file(option: str, path: str) -> Path:

@@ -159,12 +159,12 @@ def run(args) -> int:
             what = "is not a folder" if directory.exists() else "does not exist"
             raise EngineError(f"{directory} {what}: no matches have been kept there "
                               "(set [storage] state_dir or pass --state-dir)")
-        from ..limits import KERNEL_FS, file_system_of
+        from ..limits import made_up
 
-        fs = file_system_of(directory)
-        if fs is not None and fs[0] in KERNEL_FS:
-            raise EngineError(f"{directory} is on {fs[1]} ({fs[0]}), a file system the kernel makes up: no matches "
-                              "can be kept there (give the table's state directory, e.g. /var/lib/coindrel)")
+        made = made_up(directory)
+        if made:
+            raise EngineError(f"{made}: no matches can be kept there (give the table's state directory, "
+                              "e.g. /var/lib/coindrel)")
         summaries = list_matches(directory)
         if args.limit:
             summaries = summaries[: args.limit]

@@ -77,12 +77,11 @@ def check_png_path(path: str) -> None:
     if not target.parent.is_dir():
         raise UsageError(f"--png {path}: the folder {target.parent} does not exist; create it first "
                          f"(mkdir -p {target.parent}) or choose another place")
-    from ..limits import KERNEL_FS, file_system_of
+    from ..limits import made_up
 
-    fs = file_system_of(target.parent)
-    if fs is not None and fs[0] in KERNEL_FS:
-        raise UsageError(f"--png {path}: {target.parent} is on {fs[1]} ({fs[0]}), a file system the kernel "
-                         "makes up, where nothing can be stored; choose a folder on a disk (e.g. /tmp)")
+    made = made_up(target.parent)
+    if made:
+        raise UsageError(f"--png {path}: {made}, where nothing can be stored; choose a folder on a disk (e.g. /tmp)")
 
 
 def save_png(path: str, state, values, outcome, title: str) -> None:

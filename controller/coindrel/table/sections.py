@@ -170,11 +170,10 @@ def check_state_dir(path: Path, where: str) -> None:
         raise ConfigError(f"{where}: {path} is a file, not a folder (or lies under one); set state_dir to a "
                           f"folder of its own, e.g. /var/lib/coindrel") from None
     except OSError as e:
-        from ..limits import KERNEL_FS, file_system_of, why_unwritable
+        from ..limits import made_up, why_unwritable
 
         who = f"the user coindrel runs as ({_user()})"
-        fs = file_system_of(path)
-        if fs is not None and fs[0] in KERNEL_FS:
+        if made_up(path):
             raise ConfigError(f"{where}: cannot use {path}: {why_unwritable(path, e)}; set state_dir to a folder "
                               "on a disk, e.g. /var/lib/coindrel") from None
         raise ConfigError(f"{where}: cannot use {path} ({why_unwritable(path, e)}); create it writable for {who}, "
@@ -254,7 +253,7 @@ def check_control_socket(control: ControlSettings, where: str) -> None:
     import os
     import stat
 
-    from ..limits import KERNEL_FS, file_system_of
+    from ..limits import made_up
 
     path = control.socket
     try:
@@ -269,10 +268,9 @@ def check_control_socket(control: ControlSettings, where: str) -> None:
     folder = path.parent
     if not folder.is_dir():
         raise ConfigError(f"{where}: the folder {folder} does not exist; create it or choose another path")
-    fs = file_system_of(folder)
-    if fs is not None and fs[0] in KERNEL_FS:
-        raise ConfigError(f"{where}: {folder} is on {fs[1]} ({fs[0]}), a file system the kernel makes up, where "
-                          "no socket can be made; choose a folder such as /run/coindrel")
+    made = made_up(folder)
+    if made:
+        raise ConfigError(f"{where}: {made}, where no socket can be made; choose a folder such as /run/coindrel")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ConfigError(f"{where}: this user may not make a socket in {folder}; choose a folder it may write, "
                           "or \"\" for no control socket")
