@@ -16,18 +16,18 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
 
 from ..engine import catalog
 from ..engine import BoardState, Geometry, Variants, standard_geometry
 from ..engine.core import HOLE, PAD_R
 from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
 from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior, provenance, vouched_worlds
-from .faults import EventsLost, Unexplained, is_persistent
+from .faults import EventsLost, Unexplained
 from .grouping import Group, Predictor
 from .health import HealthTracker
 from .observed import SIDES, Observed, Sensors, observe_events
 from .physics import Physics
+from .rates import Rates
 from .report import DropReport, drop_times
 from .revise import Reviser, Revision
 from .reporting import drop_reports, fallback_codes, plain_reports, stray_report, unseen_drop_report
@@ -43,7 +43,6 @@ LIVE_MAX = 4
 # where its first coins are accounted for, so a stream of coins is scored
 # coin by coin. A coin's first event comes at least LEAD after it went in.
 STREAM_HORIZON = 2.0
-INTERMITTENT_AT_ALL = 0.5  # a physical fault that once let a coin pass is as likely intermittent as fixed
 LEAD = 0.03
 # A stream the belief cannot account for (a fault not yet diagnosed) is cut
 # anyway once open this long, where its first coins have surely landed.
@@ -98,8 +97,7 @@ class Reconciler:
         self._group: Group | None = None
         self._out: list[DropReport] = []
         self.reviser = Reviser(g)
-        self.acted: dict = {}  # persistent fault -> drops it acted on
-        self.spared: dict = {}  # and drops it could have and did not
+        self.rates = Rates()
         self._revisions: list[Revision] = []
         self._lost_at: float | None = None
         # Pads nobody saw while board events were lost: coins that fell then
@@ -301,7 +299,7 @@ class Reconciler:
         live = [w for w in self.worlds if w.logw >= LIVE]
         searched = min(LIVE_MAX, len(live))
         search = Search(self.physics, obs, [e for _, e in obs.entries], self.sensors, self.timing.chatter_window, self.labels,
-                        self.budget, self.timing.flip_limit, self.proven, self._spare_cost, frozenset(self.unsure))
+                        self.budget, self.timing.flip_limit, self.proven, self.rates.spare_cost, frozenset(self.unsure))
         if obs.entries:
             cands = search.run(live, searched)
         else:
@@ -328,8 +326,8 @@ class Reconciler:
             # the one that tells, and it says so.)
             prev = best.world
         ok = not best.shown() and self._healthy(obs, prev)
-        self._count(best)
-        found = [self._rated(f) for f in findings(ranked, prev)]
+        self.rates.count(best)
+        found = [self.rates.rated(f) for f in findings(ranked, prev)]
         self.worlds = next_worlds(ranked, self.geometry, self.drops + 1)
         provenance(self.worlds, self.physics)
         self._prove(best)
@@ -347,29 +345,6 @@ class Reconciler:
         if ok and all(r.ok for r in reports):
             self.timing.learn(obs)
         return reports
-
-    def _count(self, best) -> None:
-        """How often each known persistent fault acted when it could (its rate)."""
-        for f in best.shown():
-            if is_persistent(f):
-                self.acted[f] = self.acted.get(f, 0) + 1
-        for f in list(best.spared) + list(best.derivation.unshown):
-            self.spared[f] = self.spared.get(f, 0) + 1
-
-    def _spare_cost(self, fault) -> float:
-        """Log chance that a known physical fault let this coin pass (it is
-        intermittent, at the rate seen so far), as against fixed."""
-        a, q = self.acted.get(fault, 0), self.spared.get(fault, 0)
-        return math.log(INTERMITTENT_AT_ALL * (q + 1) / (a + q + 2))
-
-    def rate(self, fault) -> float | None:
-        """The share of chances ``fault`` acted on, once it was seen to miss some."""
-        a, q = self.acted.get(fault, 0), self.spared.get(fault, 0)
-        return a / (a + q) if q and a else None
-
-    def _rated(self, finding):
-        r = self.rate(finding.fault)
-        return finding if r is None else replace(finding, rate=r)
 
     def _prove(self, best) -> None:
         """Coins of the best explanation met these switches, so their pad
