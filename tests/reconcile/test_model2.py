@@ -129,3 +129,17 @@ def test_a_pivot_that_sticks_on_one_of_two_coins_is_named_at_once():
     assert res["flagged"] and res["top1_first"]
     first = next(r for r in out if r["verdict"] == "mismatch")
     assert first["observed"]["flips"]["R5S8"] == 1 and first["expected"]["flips"]["R5S8"] == 2
+
+
+def test_a_hall_held_frozen_that_wiggles_on_a_later_coin_makes_it_a_sticky_pivot():
+    # R1S6 stays put for a coin (its hall shows nothing: stuck rocker or a
+    # hall that missed the flip tie). The next coin there wiggles the hall
+    # without a flip: the sensor is alive, so the rocker stuck; the first
+    # drop is revised to switch_stuck.
+    log, truth = Session(681674954, drops=45, faults=[("switch_stuck", "R1S6", 12, 0.5, {})]).run()
+    out = lines(log)
+    (res,) = scoring.score_faults(out, truth)
+    assert res["flagged"] and not res["top1_first"] and res["top1"]
+    first = next(r for r in out if r["verdict"] == "mismatch")
+    rev = next(r for r in out if r["verdict"] == "revised" and r["revises"] == first["drop"])
+    assert (rev["diagnosis"][0]["fault"], rev["diagnosis"][0]["where"]) == ("switch_stuck", "R1S6")

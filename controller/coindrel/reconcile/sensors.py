@@ -168,6 +168,12 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
                     d.cost += CLEAN_FLIP  # a known-bad sensor drawing a clean flip that did not happen
                 elif obs.coin_like.get(s, 0) and SIDES.get(fin) is not None:
                     d.cost += LOOKS_HEALTHY  # clean flips ending on a side: readings a working sensor gives
+                elif not tf and of == 0 and SIDES.get(fin) is not None and s in obs.readings:
+                    # It read a wrong side at rest and moved just now (left
+                    # that side and came back) while its rocker, this story
+                    # says, stayed put: a frozen sensor does not move, a
+                    # lying one rarely does; a sticky rocker wiggles.
+                    d.cost += LIVE_SENSOR
             elif tf:
                 d.unshown.append(fault)  # it read a real flip right: working again?
             continue
