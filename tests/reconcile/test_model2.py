@@ -143,3 +143,18 @@ def test_a_hall_held_frozen_that_wiggles_on_a_later_coin_makes_it_a_sticky_pivot
     first = next(r for r in out if r["verdict"] == "mismatch")
     rev = next(r for r in out if r["verdict"] == "revised" and r["revises"] == first["drop"])
     assert (rev["diagnosis"][0]["fault"], rev["diagnosis"][0]["where"]) == ("switch_stuck", "R1S6")
+
+
+def test_a_rocker_that_reached_its_new_side_and_then_reads_mid_has_a_drifted_hall():
+    # R2S5's magnet drifts: at rest it reads mid (a knocked rocker or a
+    # drifted sensor: tied). A coin turns it over: the hall reads R, then
+    # mid again at rest. A knocked rocker would be seated by that flip, a
+    # misaligned one never reaches R: the first drop is revised to hall_fault.
+    log, truth = Session(823967203, drops=45, faults=[("hall_fault", "R2S5", 12, 1.0, {"mode": "drift"})]).run()
+    out = lines(log)
+    (res,) = scoring.score_faults(out, truth)
+    assert res["flagged"] and not res["top1_first"] and res["top1"]
+    first = next(r for r in out if r["verdict"] == "mismatch")
+    assert first["diagnosis"][0]["fault"] == "switch_unseated"
+    rev = next(r for r in out if r["verdict"] == "revised" and r["revises"] == first["drop"])
+    assert (rev["diagnosis"][0]["fault"], rev["diagnosis"][0]["where"]) == ("hall_fault", "R2S5")

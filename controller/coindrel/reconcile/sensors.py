@@ -54,6 +54,12 @@ def _close_repeats(times: list[float], window: float) -> int:
 
 
 LIVE_SENSOR = math.log(0.1)
+SEATED_THEN_MID = math.log(0.05)
+
+
+def _reached(readings, side: int) -> bool:
+    """The readings show ``side`` (0 left, 1 right) before the last one."""
+    return any(SIDES.get(p) == side for _, p in readings[:-1])
 _FAULTS: dict = {}
 
 
@@ -177,10 +183,17 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
             elif tf:
                 d.unshown.append(fault)  # it read a real flip right: working again?
             continue
+        # A rocker a coin turned over that reached its new side's band and
+        # then read ``mid`` at rest is not unseated: one knocked off its seat
+        # is seated by the flip (it stays on that side), one that cannot seat
+        # never reaches the band. A drifted sensor passes through it.
+        seated_then_mid = fin == "mid" and tf and code != HOLE and _reached(obs.readings.get(s, ()), code & PAD_R)
         if s in index.unseated:
             fault = _fault(SwitchUnseated, labels[s])
             if fin == "mid":
                 d.exercised.append(fault)
+                if seated_then_mid:
+                    d.cost += SEATED_THEN_MID
                 continue
             if ok:
                 d.fixed.append(fault)  # read seated on the right side: it is seated now
@@ -188,7 +201,7 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
         if ok:
             continue
         if fin == "mid" and code != HOLE:
-            d.add(_fault(SwitchUnseated, labels[s]))
+            d.add(_fault(SwitchUnseated, labels[s]), SEATED_THEN_MID if seated_then_mid else 0.0)
         else:
             # A faulty sensor rarely draws a clean, coin-fast flip that did not
             # happen; and a hall that twitched (left its side and came back)
