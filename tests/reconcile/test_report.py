@@ -45,6 +45,20 @@ def test_attribute_by_quota_in_drop_order():
     assert attribute({"x": [1.0]}, [{"x": 1}, {"x": 1}]) == [{"x": 1}, {}]
 
 
+def test_an_event_too_late_for_the_earlier_drop_is_the_later_drops():
+    # Both drops' coins should pass x; one count, 4.9 s after the first coin
+    # went in and 0.7 s after the second: the first coin's was missed.
+    starts = [41.1, 45.25]
+    assert attribute({"x": [45.97]}, [{"x": 1}, {"x": 1}], None, starts, 3.0) == [{}, {"x": 1}]
+    # in time for the first: in drop order, as before
+    assert attribute({"x": [41.7]}, [{"x": 1}, {"x": 1}], None, starts, 3.0) == [{"x": 1}, {}]
+    # too late for both (no later drop can have made it): in drop order, nothing lost
+    assert attribute({"x": [49.0]}, [{"x": 1}, {"x": 1}], None, starts, 3.0) == [{"x": 1}, {}]
+    ends = list(starts)
+    assert attribute({"x": [41.7, 45.97]}, [{"x": 1}, {"x": 1}], ends, starts, 3.0) == [{"x": 1}, {"x": 1}]
+    assert ends == [41.7, 45.97]
+
+
 def test_attribute_gives_a_repeat_to_the_event_it_repeats():
     # drop 1's coin at 1.00 counted again at 1.02; drop 2's coin at 1.50
     got = attribute({"x": [1.0, 1.02, 1.5]}, [{"x": 1}, {"x": 1}])

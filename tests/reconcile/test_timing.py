@@ -68,3 +68,15 @@ def test_save_and_restore():
         Timing().restore({"gaps": [-1.0]})
     with pytest.raises(EngineError):
         Timing(prior_quiet=0.1, floor=0.2)
+
+
+def test_a_coins_journey_is_twice_the_longest_cascade_and_never_under_the_patience():
+    tm = Timing(min_samples=3)
+    assert tm.journey == tm.patience  # nothing learned yet
+    for i in range(3):
+        tm.learn(drop_at(10.0 * i, 0.2))
+    assert tm.journey == tm.patience  # short cascades: the patience is longer
+    # a long cascade of short silences (a coin rolling on through many rows)
+    tm.learn(obs([EntryEvent(40.0, 0)] + [SwitchEvent(40.0 + 0.2 * k, "R1S1", "mid" if k % 2 else "R") for k in range(1, 11)]))
+    assert tm.patience == pytest.approx(1.2)
+    assert tm.journey == pytest.approx(2 * 2.0)

@@ -134,12 +134,16 @@ def split(physics, cand, order: list[int]):
     return out
 
 
-def attribute(times_by_key: dict, quotas: list[dict], ends: list | None = None) -> list[dict]:
+def attribute(times_by_key: dict, quotas: list[dict], ends: list | None = None, starts: list | None = None,
+              journey: float | None = None) -> list[dict]:
     """Hand each key's events (time order) to the drops by their quotas, in
     drop order. Events beyond the quotas are repeats (a chattering beam): the
     ones closest to the event before them are taken as the repeats and go to
     that event's drop. ``ends`` (one time per drop) is raised to the last
-    event each drop was handed."""
+    event each drop was handed. ``starts`` (when each drop's coin went in)
+    and ``journey`` (the longest a coin's cascade goes on after it went in):
+    an event later than that after a drop's coin went in is not that drop's
+    when a later drop's coin can have made it (the earlier one missed it)."""
     out = [dict() for _ in quotas]
     for k, times in times_by_key.items():
         times = sorted(times)
@@ -149,12 +153,18 @@ def attribute(times_by_key: dict, quotas: list[dict], ends: list | None = None) 
             gaps = sorted(range(1, len(times)), key=lambda i: times[i] - times[i - 1])
             repeats = set(gaps[:surplus]) if len(times) > 1 else set()
         owner = []
-        it = iter([i for i, q in enumerate(quotas) for _ in range(q.get(k, 0))])
-        for i in range(len(times)):
+        slots = [i for i, q in enumerate(quotas) for _ in range(q.get(k, 0))]
+        j = 0
+        for i, t in enumerate(times):
             if i in repeats and owner:
                 owner.append(owner[-1])
-            else:
-                owner.append(next(it, None))
+                continue
+            if starts is not None and journey is not None and j < len(slots) and t - starts[slots[j]] > journey:
+                later = next((n for n in range(j + 1, len(slots)) if starts[slots[n]] <= t <= starts[slots[n]] + journey), None)
+                if later is not None:
+                    j = later
+            owner.append(slots[j] if j < len(slots) else None)
+            j += 1
         fallback = next((i for i in reversed(range(len(quotas))) if quotas[i].get(k)), len(quotas) - 1)
         for o, t in zip(owner, times):
             o = fallback if o is None else o

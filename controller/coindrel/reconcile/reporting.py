@@ -9,9 +9,10 @@ from .report import DropReport, attribute, drop_extras, healthy, rows, split
 
 
 def drop_reports(physics, obs, best, order, found, prev_codes: bytes, ok: bool, ranked, first: int, final_codes: bytes,
-                 rest: float = 0.0) -> list[DropReport]:
+                 rest: float = 0.0, journey: float | None = None) -> list[DropReport]:
     """Reports numbered from ``first`` for the drops in ``order`` ((t, entry, seen)). ``rest``:
-    how long a coin may still fall after its last event before it rests (``Timing.silence``)."""
+    how long a coin may still fall after its last event before it rests (``Timing.silence``);
+    ``journey``: how long after its coin went in a drop can still make events (``Timing.journey``)."""
     g, labels = physics.geometry, physics.geometry.labels
     parts = split(physics, best, [e for _, e, _ in order])
     ends = [t for t, _, _ in order]  # each drop's own last event: at least its coin going in
@@ -20,7 +21,7 @@ def drop_reports(physics, obs, best, order, found, prev_codes: bytes, ok: bool, 
         seen_flips = [obs.flips_json(labels)]
         ends = [obs.t1]
     else:
-        seen_exits, seen_flips = attribute_events(obs, parts, labels, ends)
+        seen_exits, seen_flips = attribute_events(obs, parts, labels, ends, journey)
         ends = [min(obs.t1, e + rest) for e in ends]
     reports, visits = [], []
     extra = drop_extras(obs, best, order)
@@ -86,16 +87,18 @@ def odd_positions(physics, obs, prev_codes: bytes, entries) -> set:
     return odd
 
 
-def attribute_events(obs, parts, labels, ends=None):
-    """Each drop's share of the group's exit and flip events (``ends``: as ``attribute``)."""
+def attribute_events(obs, parts, labels, ends=None, journey=None):
+    """Each drop's share of the group's exit and flip events (``ends``, and
+    ``journey`` with the drops' own times, which ``ends`` holds on the way in: as ``attribute``)."""
+    starts = list(ends) if ends is not None else None
     exit_times: dict = {}
     for t, x in obs.exits:
         exit_times.setdefault(x, []).append(t)
     qx = [{x: n for x, n in enumerate(tr.exits) if n} for tr, _, _ in parts]
-    ax = attribute(exit_times, qx, ends)
+    ax = attribute(exit_times, qx, ends, starts, journey)
     flip_times = {s: ts for s, ts in obs.flip_times.items() if obs.flips[s] is not None and ts}
     qf = [{s: n for s, n in enumerate(tr.flips) if n} for tr, _, _ in parts]
-    af = attribute(flip_times, qf, ends)
+    af = attribute(flip_times, qf, ends, starts, journey)
     exits = [tuple(sorted(x for x, n in a.items() for _ in range(n))) for a in ax]
     flips = [{labels[s]: n for s, n in a.items()} for a in af]
     for s in obs.active:

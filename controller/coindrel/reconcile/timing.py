@@ -102,6 +102,15 @@ class Timing:
         second, plus its fall)."""
         return min(self.ceiling * 2, max(PATIENCE_FLOOR, 2.5 * self.quiet))
 
+    @property
+    def journey(self) -> float:
+        """The longest a coin's cascade may go on after it went in: twice the
+        longest an ok group ran after its last coin went in, and never less
+        than the patience. An event later than this after a coin went in was
+        made by a later coin (reporting: which drop of a group missed it)."""
+        longest = max(self.spans) if len(self.spans) >= self.min_samples else 0.0
+        return max(2.0 * longest, self.patience)
+
     def summary(self) -> dict:
         def q(values, f):
             if not values:
