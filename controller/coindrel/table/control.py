@@ -32,7 +32,7 @@ from pathlib import Path
 from ..engine import EngineError, Variants
 from ..errors import CoindrelError
 from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
-from .sections import MAX_NAME, VARIANT_NAMES
+from .sections import VARIANT_NAMES, name_problem
 from .setupmenu import CLOCKS
 from .simresult import winner_name
 from ..nesting import loads_json
@@ -154,8 +154,10 @@ def new_match(table, request: dict) -> dict:
             or not all(isinstance(p, str) and " ".join(p.split()) for p in players)):
         raise RequestError('players: two names, e.g. "players": ["Ann", "Bo"]')
     players = [" ".join(p.split()) for p in players]
-    if any(len(p) > MAX_NAME for p in players):
-        raise RequestError(f"a player's name is longer than {MAX_NAME} characters")
+    for i, name in enumerate(players):
+        problem = name_problem(name, f"player {i + 1}")
+        if problem:
+            raise RequestError(problem)
     if players[0].casefold() == players[1].casefold():
         raise RequestError(f"both players are called {players[0]!r}; give them different names")
     clock = request.get("clock", flow.menu.choices.clock)
