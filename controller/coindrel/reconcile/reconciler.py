@@ -30,7 +30,7 @@ from .observed import SIDES, Observed, Sensors, observe_events
 from .physics import Physics
 from .report import DropReport, drop_times
 from .revise import Reviser, Revision
-from .reporting import drop_reports, fallback_codes, plain_reports, stray_report, unseen_drop_report
+from .reporting import carried_report, drop_reports, fallback_codes, plain_reports, stray_report, unseen_drop_report
 from .search import Search
 from .sensors import derive
 from .stray import explain_stray, unseen_drop
@@ -108,6 +108,11 @@ class Reconciler:
         # or the players say the pads are right.
         self.unsure: set[int] = set()
         self.away = False  # the link is down: the board is not seen (``poll``)
+        # A coin still falling when the board was set anew (a new match, the
+        # pads cleared by hand under it): the group its remaining events make
+        # (``_tail``, until ``_tail_until``) is that coin's, not a hand's.
+        self._tail: Group | None = None
+        self._tail_until: float | None = None
 
     # -- the live API --------------------------------------------------------------
 
@@ -140,12 +145,16 @@ class Reconciler:
             # falling two rows down an edge lane, or waiting for a busy rocker),
             # the new coin joins it: coins in flight together are one cascade.
             or (isinstance(ev, EntryEvent) and ((not group.is_drop and not group.in_transit(ev.t))
-                                               or (group.complete() and ev.t - group.last_t > self.timing.quiet)))
+                                               or (group.complete() and ev.t - group.last_t > self.timing.quiet)
+                                               or group is self._tail))  # a coin of the new board's own
         ):
             self._close()
             group = None
         if group is None:
             self._group = Group(ev, self.readings, self.switch_index, self._expect())
+            if self._tail_until is not None and not isinstance(ev, EntryEvent) and ev.t <= self._tail_until:
+                self._tail = self._group
+            self._tail_until = None
             if self._lost_at is not None and ev.t - self._lost_at <= self.timing.patience:
                 self._group.lost += 1
             self._lost_at = None
@@ -232,12 +241,17 @@ class Reconciler:
         ``keep_open``: a drop falling now is a drop of the same match (the
         players answered about the last one while the next coin fell): its
         events are grouped again against the new belief, never thrown away;
-        otherwise (a new match) what is open is let go."""
+        otherwise (a new match) what is open is a coin from before it: its
+        line flags nothing and no fault is drawn from it."""
         group = None
         if keep_open:  # (and the reports made and not yet polled stay for the poll)
             group, self._group = self._group, None
         else:
-            self.flush()
+            # A coin still falling now fell before the new board: its cascade,
+            # cut by the reset, is checked against neither belief (the pads it
+            # meets were just cleared under it), nor taken for a hand or a
+            # faulty hall (``_carried``; tests/reconcile/test_carried.py).
+            self._tail, self._tail_until, self._out = self._group, None, []
         self._set_belief(state, keep_faults, halls_right)
         if group is not None:
             # a board read while the coin fell has the rockers it already moved on their new side:
@@ -261,6 +275,13 @@ class Reconciler:
             faults = frozenset(f for f in faults if f.name != catalog.HALL_FAULT)
         self.worlds = [World(self.geometry, state.codes, faults)]
 
+    def still_falling(self, last_t: float) -> None:
+        """A coin this reconciler never saw go in (it fell before the board
+        was set, last heard of at board time ``last_t``) may still be falling:
+        its remaining events are that coin's (``_carried``)."""
+        until = last_t + self.timing.patience
+        self._tail_until = until if self._tail_until is None else max(self._tail_until, until)
+
     def pads_known(self) -> None:
         """The players checked the pads (or set up a new match): the belief's
         resting coins are right again."""
@@ -282,7 +303,11 @@ class Reconciler:
             return
         started, cpu = time.perf_counter(), time.thread_time()
         work0 = self.evaluations
-        reports = self._lost(obs, group.lost) if group.lost else self._reconcile(obs)
+        if group is self._tail:
+            self._tail = None
+            reports = self._carried(obs)
+        else:
+            reports = self._lost(obs, group.lost) if group.lost else self._reconcile(obs)
         ms = (time.perf_counter() - started) * 1000.0
         cpu_ms = (time.thread_time() - cpu) * 1000.0
         work = self.evaluations - work0
@@ -410,6 +435,18 @@ class Reconciler:
                 self.drops += 1
                 return [unseen_drop_report(self.physics, obs, prev.codes, entry, trace, finding, self.drops, codes)]
         return self._plain(obs, prev, finding)
+
+    def _carried(self, obs) -> list[DropReport]:
+        """The rest of a coin that was falling when the board was set anew:
+        no fault is drawn from it (what it met had changed under it), the
+        rockers are believed where the trusted halls read them, and its line
+        is no drop and no mismatch."""
+        halls = self.worlds[0].index.halls if self.sensors.halls else range(self.geometry.switch_count)
+        sides = {s: obs.settled_final(s) for s in obs.active if s not in halls}
+        sides = {s: side for s, side in sides.items() if side is not None}
+        if sides:
+            self.worlds = [with_sides(w, sides) for w in self.worlds]
+        return [carried_report(self.physics, obs, self.worlds[0].codes)]
 
     def _unexplained(self, obs, prev) -> list[DropReport]:
         return self._plain(obs, prev, Finding(Unexplained(True) if self.unsure else UNEXPLAINED.fault, 1.0))

@@ -40,6 +40,7 @@ class DropReport:
     # resting at once ends long before a next coin grouped with it (a wrong belief kept the group open)
     t_last: float = 0.0
     alternatives: list = field(default_factory=list)  # (name, where) sets of the simplest explanations found
+    carried: bool = False  # the rest of a coin that fell before the board was set anew (a new match): not checked
 
     @property
     def ok(self) -> bool:
@@ -63,6 +64,8 @@ class DropReport:
             d["t_last"] = round(self.t_last, 4)  # and of this drop's own cascade, when that ended before
         if self.drop is None:
             d["events"] = [event_to_json(e) for e in self.events]
+        if self.carried:
+            d["carried"] = True
         return d
 
 

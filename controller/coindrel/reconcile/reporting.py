@@ -123,6 +123,14 @@ def stray_report(physics, obs, best, found, ok: bool, ranked, final_codes: bytes
     )
 
 
+def carried_report(physics, obs, final_codes: bytes) -> DropReport:
+    """The line of the rest of a coin that was falling when the board was
+    set anew (``Reconciler.reset``): its events, no drop, nothing flagged."""
+    return DropReport(None, None, False, obs.t0, observed_exits=tuple(sorted(x for _, x in obs.exits)),
+                      observed_flips=obs.flips_json(physics.geometry.labels), verdict="ok", diagnosis=[],
+                      state=rows(physics.geometry, final_codes), events=list(obs.events), carried=True)
+
+
 def fallback_codes(physics, obs, world, halls: bool = True) -> bytes:
     """The belief when a group cannot be checked: the engine's prediction with
     every trusted hall's final side taken over. That is every hall, not only
