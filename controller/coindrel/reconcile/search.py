@@ -46,6 +46,7 @@ TWO_COINS_AT_ONCE = math.log(1e-4)  # a coin no beam saw, together with one the 
 DOUBLE = math.log(2e-3)
 ANOTHER_COIN = math.log(0.3)
 SILENT_DROP = math.log(0.3)
+SOME_MISSED = math.log(INTERMITTENT)  # a beam that saw this drop's coin and missed an earlier one
 HAND_IN_DROP = math.log(0.3)  # hands in the board are rarer while coins fall
 QUICK_HAND = math.log(0.001)  # a rocker over as fast as a coin flips it, by hand
 # A pivot that sticks on some coins and not others (rules.md's stuck rocker,
@@ -300,10 +301,12 @@ class Search:
                     out.append(Move("entry+rest", e, cost=SILENT_DROP))
                     if e in self.entries:
                         # The coin of this drop meets a coin an earlier drop left
-                        # there unseen: the beam that missed it misses coins.
+                        # there unseen: the beam that missed it misses coins. It
+                        # saw this one, so it misses some only (a dirty beam), as
+                        # against a coin put there by hand (issue 13).
                         known = e in world.index.dead_entries
                         out.append(Move("missed", e, fault=_fault(EntrySensorDead, e),
-                                        cost=SILENT_DROP + (0.0 if known else _LOG[catalog.ENTRY_SENSOR_DEAD])))
+                                        cost=SILENT_DROP + (0.0 if known else _LOG[catalog.ENTRY_SENSOR_DEAD] + SOME_MISSED)))
         # A rocker that went over slowly, as a hand moves it, during the drop;
         # or one that went over where no coin of this cascade came (a quick
         # hand, as unlikely as a hand that fast is).
