@@ -400,7 +400,7 @@ class Reconciler:
         """Coins of the best explanation met these switches, so their pad
         sides are confirmed; a hand (or a hall alone) makes them hearsay again."""
         for m in best.moves:
-            if m.kind in ("hand", "hand_after", "pad"):
+            if m.kind in ("hand", "hand_after", "hand_at", "pad"):
                 self.proven.discard(m.s)
         for f in best.derivation.new:
             if f.name in (catalog.HALL_FAULT, catalog.SWITCH_UNSEATED):

@@ -127,7 +127,15 @@ def split(physics, cand, order: list[int]):
         row = physics.row(s, True, s in cand.slips, (s, 0) in cand.jams, (s, 1) in cand.jams)
         passes = [0]
     out = []
-    for e in order:
+    # a hand that moved a rocker between the coins (search's ``hand_at``): after the first k
+    hands = sorted((m.side, m.s) for m in cand.moves if m.kind == "hand_at")
+    for i, e in enumerate(order):
+        while hands and hands[0][0] <= i:
+            s = hands.pop(0)[1]
+            old, coin = codes[s] & PAD_R, codes[s] & COIN
+            codes[s] = 1 - old
+            if coin:  # the coin it tipped falls on (no drop's: a hand's)
+                physics.run(codes, [physics.geometry.outs[s][old]], table)
         before = bytes(codes)
         if sticky:
             trace = physics.run_sticky(codes, physics.starts([e]), table, s, row, sticky[1], passes)

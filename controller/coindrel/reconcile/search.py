@@ -79,7 +79,7 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "cleared")
+MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "hand_at", "cleared")
 
 
 class Search:
@@ -126,6 +126,7 @@ class Search:
         hand: dict = {}
         tipped: list = []  # coins a hand tipped off before the drop's coins came
         after: list = []  # switches a hand moved after the coins had passed
+        between: list = []  # (switch, k): a hand moved it after the first k coins went in, before the others
         sticky = None
         for m in moves:
             cost += m.cost
@@ -177,13 +178,20 @@ class Search:
             elif k == "hand_after":
                 after.append(s)
                 hand[s] = hand.get(s, 0) + 1
+            elif k == "hand_at":
+                between.append((s, m.side))
+                hand[s] = hand.get(s, 0) + 1
         for e, close in self.close_counts.items():
             if close and e in self.entries:
                 kept = close - (self.entries.count(e) - entries.count(e))
                 cost += max(0, kept) * DOUBLE
         codes0 = bytes(codes)
         table = self.physics.table(stuck, slips, jams)
-        if sticky is None:
+        if between:
+            if sticky is not None or entries[:len(self.entries)] != self.entries:
+                return None, None  # (a sticky pivot or a count taken back: not with a hand between coins)
+            trace = self._between(codes, entries, tipped, table, between)
+        elif sticky is None:
             trace = self.physics.run(codes, self.physics.starts(entries) + tipped, table)
         else:
             s = sticky[0]
@@ -219,6 +227,21 @@ class Search:
                                      stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared,
                                      sticky=cand.sticky), i)
         return trace, cand
+
+    def _between(self, codes, entries, tipped, table, between):
+        """The coins that went in before a hand moved a rocker, then the hand
+        (a coin on its pad tips out its old side), then the coins after."""
+        physics, outs = self.physics, self.physics.geometry.outs
+        trace, k0 = None, 0
+        for s, k in sorted(between, key=lambda x: x[1]):
+            part = physics.run(codes, physics.starts(entries[k0:k]) + (tipped if trace is None else []), table)
+            trace = part if trace is None else trace.merged(part)
+            old, coin = codes[s] & PAD_R, codes[s] & COIN
+            codes[s] = 1 - old
+            if coin:
+                trace = trace.merged(physics.run(codes, [outs[s][old]], table))
+            k0 = k
+        return trace.merged(physics.run(codes, physics.starts(entries[k0:]), table))
 
     def _keep(self, cand: Candidate, variant: int = -1) -> None:
         # One world and set of moves derive one set of sensor faults (plus
@@ -324,8 +347,16 @@ class Search:
                     extra = QUICK_HAND
             if extra is not None:
                 label = labels[s]
-                out.append(Move("hand", s, fault=_fault(MovedByHand, label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra))
-                out.append(Move("hand_after", s, fault=_fault(MovedByHand, label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra))
+                cost = _LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra
+                out.append(Move("hand", s, fault=_fault(MovedByHand, label), cost=cost))
+                out.append(Move("hand_after", s, fault=_fault(MovedByHand, label), cost=cost))
+                # or at the moment its slow flip began: after the coins that had
+                # gone in by then, before the later ones (overlapping turns)
+                times = [t for t, _ in self.obs.entries]
+                for t, d in zip(self.obs.flip_times.get(s, ()), spans):
+                    k = sum(1 for te in times if te < t - (d or 0.0))
+                    if d is not None and d >= self.flip_limit and 0 < k < len(times):
+                        out.append(Move("hand_at", s, k, fault=_fault(MovedByHand, label), cost=cost))
         if not any(m.kind == "unchatter" for m in base):
             # Tried first: one coin counted twice by its beam is one cheap cascade.
             for e in sorted(set(self.entries)):
