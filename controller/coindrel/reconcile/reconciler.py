@@ -30,7 +30,7 @@ from .observed import SIDES, Observed, Sensors, observe_events
 from .physics import Physics
 from .report import DropReport, drop_times
 from .revise import Reviser, Revision
-from .reporting import carried_report, drop_reports, fallback_codes, plain_reports, stray_report, unseen_drop_report
+from .reporting import carried, drop_reports, fallback_codes, plain_reports, stray_report, unseen_drop_report
 from .search import Search
 from .sensors import derive
 from .stray import explain_stray, unseen_drop
@@ -59,6 +59,8 @@ def initial_readings(state: BoardState) -> list[str]:
 class Reconciler:
     # Report-only catalog rows: the step that reports them.
     REPORTS = {catalog.EVENTS_LOST: "_lost", catalog.UNEXPLAINED: "_unexplained"}
+    _tail: Group | None = None  # (class defaults: a checkpoint from before they existed has neither)
+    _tail_until: float | None = None
 
     def __init__(
         self,
@@ -111,8 +113,8 @@ class Reconciler:
         # A coin still falling when the board was set anew (a new match, the
         # pads cleared by hand under it): the group its remaining events make
         # (``_tail``, until ``_tail_until``) is that coin's, not a hand's.
-        self._tail: Group | None = None
-        self._tail_until: float | None = None
+        self._tail = None
+        self._tail_until = None
 
     # -- the live API --------------------------------------------------------------
 
@@ -246,6 +248,7 @@ class Reconciler:
         group = None
         if keep_open:  # (and the reports made and not yet polled stay for the poll)
             group, self._group = self._group, None
+            carried, self._tail = group is not None and group is self._tail, None
         else:
             # A coin still falling now fell before the new board: its cascade,
             # cut by the reset, is checked against neither belief (the pads it
@@ -265,6 +268,8 @@ class Reconciler:
                 self.feed(ev)
             if self._group is not None:
                 self._group.lost = max(self._group.lost, group.lost)
+                if carried:
+                    self._tail = self._group
 
     def _set_belief(self, state: BoardState, keep_faults: bool, halls_right: bool) -> None:
         if halls_right and keep_faults:
@@ -437,16 +442,9 @@ class Reconciler:
         return self._plain(obs, prev, finding)
 
     def _carried(self, obs) -> list[DropReport]:
-        """The rest of a coin that was falling when the board was set anew:
-        no fault is drawn from it (what it met had changed under it), the
-        rockers are believed where the trusted halls read them, and its line
-        is no drop and no mismatch."""
-        halls = self.worlds[0].index.halls if self.sensors.halls else range(self.geometry.switch_count)
-        sides = {s: obs.settled_final(s) for s in obs.active if s not in halls}
-        sides = {s: side for s, side in sides.items() if side is not None}
-        if sides:
-            self.worlds = [with_sides(w, sides) for w in self.worlds]
-        return [carried_report(self.physics, obs, self.worlds[0].codes)]
+        """The rest of a coin that was falling when the board was set anew."""
+        self.worlds, report = carried(self.physics, obs, self.worlds, self.sensors.halls)
+        return [report]
 
     def _unexplained(self, obs, prev) -> list[DropReport]:
         return self._plain(obs, prev, Finding(Unexplained(True) if self.unsure else UNEXPLAINED.fault, 1.0))

@@ -190,7 +190,7 @@ class Search:
         if between:
             if sticky is not None or entries[:len(self.entries)] != self.entries:
                 return None, None  # (a sticky pivot or a count taken back: not with a hand between coins)
-            trace = self._between(codes, entries, tipped, table, between)
+            trace = self.physics.run_between(codes, self.physics.starts(entries), tipped, table, between)
         elif sticky is None:
             trace = self.physics.run(codes, self.physics.starts(entries) + tipped, table)
         else:
@@ -227,21 +227,6 @@ class Search:
                                      stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared,
                                      sticky=cand.sticky), i)
         return trace, cand
-
-    def _between(self, codes, entries, tipped, table, between):
-        """The coins that went in before a hand moved a rocker, then the hand
-        (a coin on its pad tips out its old side), then the coins after."""
-        physics, outs = self.physics, self.physics.geometry.outs
-        trace, k0 = None, 0
-        for s, k in sorted(between, key=lambda x: x[1]):
-            part = physics.run(codes, physics.starts(entries[k0:k]) + (tipped if trace is None else []), table)
-            trace = part if trace is None else trace.merged(part)
-            old, coin = codes[s] & PAD_R, codes[s] & COIN
-            codes[s] = 1 - old
-            if coin:
-                trace = trace.merged(physics.run(codes, [outs[s][old]], table))
-            k0 = k
-        return trace.merged(physics.run(codes, physics.starts(entries[k0:]), table))
 
     def _keep(self, cand: Candidate, variant: int = -1) -> None:
         # One world and set of moves derive one set of sensor faults (plus
