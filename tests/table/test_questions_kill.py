@@ -64,3 +64,32 @@ def test_a_question_open_at_a_kill_is_asked_again_and_the_answer_survives_the_ne
         assert answers == [{"drop": 1, "answer": "Board is right"}]
     finally:
         rig.close()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_the_filed_matchs_open_question_is_asked_by_coindrel_run_and_answered_into_the_history(tmp_path):
+    from .test_filing import table_at_the_last_drop
+
+    rig = KillRig(tmp_path, drops=1, first=600.0, seed=4)
+    # the match ended on a flagged drop and was filed at once; then the table was killed
+    t, m, _entry, _now = table_at_the_last_drop(rig.state)
+    t.store.close()
+    turns = len(m.results)
+    try:
+        rig.start_board()
+        rig.start_table()
+        st = rig.wait_for(lambda: asked(rig), WAIT)
+        assert st is not None, f"the filed match's question was not asked; see {tmp_path / 'table.log'}"
+        assert st["asking"]["drop"] == turns and st["over"] and st["mode"] == "mismatch"
+        answer = rig.ask({"cmd": "press", "button": "back"})  # "Board is right"
+        assert answer and answer.get("ok") and answer["status"]["asking"] is None, answer
+        filed = next((rig.state / "history").iterdir())
+        answers = [r.data["answer"] for r in read_journal(filed).records if r.kind == "note" and "answer" in r.data]
+        assert answers == [{"drop": turns, "answer": "Board is right"}]
+        rig.kill_table()
+        rig.start_table()
+        st = rig.wait_for(lambda: (s := rig.status()) and s.get("link", {}).get("up") and s, WAIT)
+        assert st is not None and st["asking"] is None and st["phase"] == "menu", st
+    finally:
+        rig.close()
