@@ -31,6 +31,7 @@ from __future__ import annotations
 import logging
 
 from ..display import DiagnosisView
+from ..engine import PHASE_REVEAL
 from .modes import Mode
 
 log = logging.getLogger("coindrel.table")
@@ -143,8 +144,9 @@ class QuestionsMixin:
         self.asked_key = question_key(view)
         if filed:
             f.ended = match  # filed already: an answer files it no second time
-        else:
-            f._pause("mismatch", now)
+            f.last_board = match.board.copy()
+        elif not match.over and match.phase != PHASE_REVEAL:
+            f._pause("mismatch", now)  # as the drop paused it (a round's last drop pauses nothing)
         f._go(Mode.MISMATCH, now)
         log.warning("drop %d of match %s was asked about when the table stopped; asked again: %s", view.drop,
                     getattr(self.journal, "match_id", "") or (self.filed[0].id if self.filed else "?"),

@@ -35,12 +35,19 @@ from .scenario import Scenario, build_board, load_scenario
 from .truth import TruthLog
 
 
+# The hub link gives up on a hub that has said nothing for this long (hub/session.py:
+# three heartbeats of 0.5 s, at least 1 s) and reports it disconnected.
+LINK_SILENCE = 1.5
+
+
 class _Out:
     """Hub output -> the source's event queue."""
 
     def __init__(self, source: "VirtualSource", snapshot):
         self.source = source
         self.last = {ev.switch: ev.pos for ev in snapshot}
+        self.silent = False  # a reset outlasted LINK_SILENCE: reported disconnected, as the link does
+        self.downs = 0
 
     def event(self, ev) -> None:
         if ev.kind == "switch":
@@ -56,8 +63,25 @@ class _Out:
     def down(self, t, why) -> None:
         for ev in down_events(t, why):
             self.source._emit(ev)
+        self.downs += 1
+        if why != "unplug":
+            # A reset keeps the port open, but the real link hears nothing and, after its
+            # silence limit, says the hub is gone: players then wait for it. Without this a
+            # reset longer than that showed nothing, and a player whose coin the table did
+            # not react to dropped again (found as a known gap: resets over 1 s).
+            self.source.board.sched.at(t + LINK_SILENCE, self._silence, self.downs)
+
+    def _silence(self, n: int) -> None:
+        if n != self.downs or self.source.board.hub.on or self.silent:
+            return
+        self.silent = True
+        self.source._emit(StatusEvent(self.source.board.now, "disconnected",
+                                      f"no data from the hub for {LINK_SILENCE:.1f} s (unplugged, reset or stuck)"))
 
     def boot(self, t, why, snapshot) -> None:
+        if self.silent and why != "unplug":
+            self.source._emit(StatusEvent(t, "connected", "the hub answers again (virtual hub restarted)"))
+        self.silent = False
         for ev in restart_events(t, why, snapshot, self.last):
             self.event(ev)
 
