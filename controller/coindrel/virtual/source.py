@@ -48,6 +48,7 @@ class _Out:
         self.last = {ev.switch: ev.pos for ev in snapshot}
         self.silent = False  # a reset outlasted LINK_SILENCE: reported disconnected, as the link does
         self.downs = 0
+        self.off_t: float | None = None  # when the hub last lost power (None: never)
 
     def event(self, ev) -> None:
         if ev.kind == "switch":
@@ -64,6 +65,7 @@ class _Out:
         for ev in down_events(t, why):
             self.source._emit(ev)
         self.downs += 1
+        self.off_t = t
         if why != "unplug":
             # A reset keeps the port open, but the real link hears nothing and, after its
             # silence limit, says the hub is gone: players then wait for it. Without this a
@@ -75,7 +77,8 @@ class _Out:
         if n != self.downs or self.source.board.hub.on or self.silent:
             return
         self.silent = True
-        self.source._emit(StatusEvent(self.source.board.now, "disconnected",
+        # at the board time the hub last vouched for, as the link stamps it (hub/link.py)
+        self.source._emit(StatusEvent(self.off_t, "disconnected",
                                       f"no data from the hub for {LINK_SILENCE:.1f} s (unplugged, reset or stuck)"))
 
     def boot(self, t, why, snapshot) -> None:
@@ -110,7 +113,8 @@ class VirtualSource(BoardSource):
         g = self.board.geometry
         self.capabilities = Capabilities(entries=tuple(range(g.entry_count)), exits=tuple(range(g.exit_count)),
                                          halls=g.labels, entry_leds=True, dropper=True)
-        self.board.sinks.add(_Out(self, self.board.hub.snapshot()))
+        self._out = _Out(self, self.board.hub.snapshot())
+        self.board.sinks.add(self._out)
         self.leds: tuple[int, ...] = ()
         self._task = None
 
@@ -142,8 +146,15 @@ class VirtualSource(BoardSource):
         self.truth.close()
         await super().close()
 
+    # As the hub link does (sources/hub.py): board time only as far as the hub has
+    # vouched for it. A hub without power sends nothing, so a drop cannot be
+    # judged past the moment it went quiet until the link says it is gone.
+    vouches = True
+
     def board_time(self) -> float:
-        return max(super().board_time(), self.board.now)
+        out = self._out
+        now = self.board.now if self.board.hub.on or out.off_t is None else min(self.board.now, out.off_t)
+        return max(super().board_time(), now)
 
     async def snapshot(self, timeout: float | None = None) -> Snapshot:
         hub = self.board.hub
