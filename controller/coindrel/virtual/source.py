@@ -12,8 +12,10 @@
 
 No serial link in between: events go straight from the virtual hub to the
 controller, as the hub link would deliver them (a restart of the virtual hub
-gives ``resync`` and the switches that changed; an unplugged one
-``disconnected`` and ``connected`` around that). The
+gives ``resync`` and the switches that changed; an unplugged one, or one
+silent for longer than the link waits (a reset over 1.5 s), ``disconnected``
+and ``connected`` around that; board time is vouched for only while the hub
+has power). The
 dropper and the entry LEDs are always there. The same board can be served on a
 pty instead (``coindrel virtual-board --serve``) to exercise the real link.
 """
