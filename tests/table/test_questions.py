@@ -266,3 +266,27 @@ def test_a_kill_right_after_the_reopening_write_resumes_the_undone_match(tmp_pat
     t2 = restarted(tmp_path)
     assert t2.flow.match is not None and not t2.flow.match.over and len(t2.flow.match.results) == turns - 1
     assert asking(t2.flow) is None, "answered: the undo is on disk with its answer"
+
+
+def test_a_kill_on_the_correction_screen_asks_again_and_a_done_correction_is_answered(tmp_path):
+    t, m, entry, now = table_at_the_last_drop(tmp_path)
+    turns = len(m.results)
+    choose(t.flow, "Correct score", now[0] + 1)
+    t._after_flow()
+    assert t.flow.mode == "correct"
+    t.store.close()  # killed while the players count the coins
+    t2 = restarted(tmp_path)
+    assert [(s.result, s.turns) for s in list_matches(tmp_path)] == [("finished", turns)]
+    assert asking(t2.flow)["screen"] == "mismatch", "not answered yet: asked again"
+    choose(t2.flow, "Correct score", 201)
+    t2._after_flow()
+    t2.flow.correction[3] = 1  # one coin seen at exit 4
+    t2.handle_action("hold-select")  # done
+    assert t2.flow.match.over and t2.flow.match.results[-1].exits == (3,)
+    assert [(s.result, s.turns) for s in list_matches(tmp_path)] == [("finished", turns)]
+    filed = next(t2.store.history_dir.iterdir())
+    assert notes(filed, ANSWER) == [{"drop": turns, "answer": "Correct score"}]
+    t2.store.close()
+    t3 = restarted(tmp_path)
+    assert asking(t3.flow) is None and t3.flow.match is None
+    assert load_match(tmp_path, "last").turns()[-1]["exits"] == [3]
