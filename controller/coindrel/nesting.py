@@ -10,16 +10,13 @@ names the file and the fix.
 
 from __future__ import annotations
 
-# json and tomllib are imported where they are used: the engine imports this
-# module, and importing the engine must not load them (tests/test_cli.py)
+import json
 
 TOO_DEEP = "nested too deeply (brackets inside brackets hundreds of levels deep)"
 
 
 def loads_json(text: str | bytes, **kwargs):
     """``json.loads``; a structure nested past the interpreter's limit is a ``JSONDecodeError``."""
-    import json
-
     try:
         return json.loads(text, **kwargs)
     except RecursionError:
@@ -29,7 +26,7 @@ def loads_json(text: str | bytes, **kwargs):
 
 def loads_toml(text: str):
     """``tomllib.loads``; nesting past the interpreter's limit is a ``TOMLDecodeError``."""
-    import tomllib
+    import tomllib  # here: it imports typing, which the engine's commands do without
 
     try:
         return tomllib.loads(text)

@@ -45,6 +45,8 @@ def test_a_good_configuration_passes_and_the_check_creates_nothing(tmp_path, cap
     code, out, err, path = check(tmp_path, capsys, GOOD)
     assert code == 0, err
     assert f"{path}: OK" in out and "source virtual" in out and "(writable)" in out
+    # the file has [display] and no [inputs]: the check said "[inputs] configured" all the same
+    assert "[display] configured" in out and "[inputs] defaults (no such table in the file)" in out
     assert not (tmp_path / "state").exists()  # the state directory was tried, then removed again
 
 
@@ -129,6 +131,7 @@ def test_a_hub_that_is_not_plugged_in_is_noted_not_refused(tmp_path, capsys):
     ("{tmp}/coindrel.toml", ["[control] socket", "exists and is not a socket", "would not be replaced"]),
     ("{tmp}/no/such/ctl.sock", ["[control] socket", "does not exist"]),
     ("/proc/ctl.sock", ["[control] socket", "the kernel makes up"]),
+    ("/tmp/" + "x" * 120 + ".sock", ["[control] socket", "must be under 108 bytes"]),  # run only warned
 ])
 def test_a_control_socket_that_run_could_not_make_is_refused(tmp_path, capsys, where, needles):
     # Before: --check passed, and `coindrel run` then only warned and ran without `coindrel ctl`.
