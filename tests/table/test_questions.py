@@ -290,3 +290,22 @@ def test_a_kill_on_the_correction_screen_asks_again_and_a_done_correction_is_ans
     t3 = restarted(tmp_path)
     assert asking(t3.flow) is None and t3.flow.match is None
     assert load_match(tmp_path, "last").turns()[-1]["exits"] == [3]
+
+
+def test_a_question_a_newer_drops_question_replaces_is_answered_by_it_and_says_so(tmp_path):
+    """Found by a newcomer: drop 14's question turned into drop 18's (the
+    players dropped on); answering that one, drop 14's was never asked again,
+    and nothing said so. Undo and Correct act on the last drop only, so the
+    older question is answered by playing on: journalled, and told."""
+    t, m = table_with_a_mismatch(tmp_path)
+    now = 150.0
+    t.flow.on_entry(5, now)  # the players drop on with drop 3's question on screen
+    t.flow.on_report(report_for(m, 5, 4, verdict="mismatch", seen=(), diagnosis=[FINDING]), now + 0.5)
+    t._after_flow()
+    q = asking(t.flow)
+    assert q["drop"] == 4 and q["facts"][0] == "Drop 3's question was not answered: it stands as scored."
+    assert notes(t.store.current, ANSWER) == [{"drop": 3, "answer": "Played on"}]
+    assert [a["drop"] for a in notes(t.store.current, ASK)] == [3, 4]
+    t.store.close()
+    t2 = restarted(tmp_path)
+    assert asking(t2.flow)["drop"] == 4  # the open one is the newer; drop 3's is answered

@@ -29,6 +29,7 @@ read them.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from ..display import DiagnosisView
 from ..engine import PHASE_REVEAL
@@ -36,6 +37,7 @@ from .modes import Mode
 
 log = logging.getLogger("coindrel.table")
 ASK, ANSWER = "ask", "answer"
+PLAYED_ON = "Played on"  # the answer of a question a newer drop's question replaced
 
 
 def ask_note(view: DiagnosisView) -> dict:
@@ -105,6 +107,14 @@ class QuestionsMixin:
             return
         key = question_key(d)
         if key != self.asked_key:
+            old = self.asked_key[0] if self.asked_key is not None else None
+            if old is not None and d.drop is not None and old != d.drop:
+                # A newer drop's question took the screen (the players dropped on): the
+                # older one is answered by that, and says so; it was never asked again.
+                self._question_note({ANSWER: {"drop": old, "answer": PLAYED_ON}})
+                d = f.diagnosis = replace(d, facts=(f"Drop {old}'s question was not answered: it stands as "
+                                                    "scored.",) + tuple(d.facts))
+                key = question_key(d)
             self._question_note(ask_note(d))
             self.asked_key = key
 
