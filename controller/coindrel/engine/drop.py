@@ -59,6 +59,19 @@ def _fallback(topo: Topology, state: BoardState, entries, in_place: bool) -> Out
     return PlainOutcome._from_cascade(topo, before, board, sinks, flipped)
 
 
+def run(w: bytearray, rows, q: list) -> None:
+    """The cascade loop, the one every drop runs (``drop``, ``predict``,
+    ``drop_in_place``, a match's ``play``): coins at the switch numbers in
+    ``q`` go to rest on the working bytes ``w`` (``tables``), each switch looked
+    up once per coin in ``rows``. ``q`` ends holding one switch per coin's
+    arrival, in processing order. A count past its byte's room raises
+    ``IndexError`` (the caller falls back to ``cascade``)."""
+    for s in q:
+        w[s], targets = rows[s][w[s]]
+        if targets:
+            q += targets
+
+
 def drop(state: BoardState, entries) -> Outcome:
     """Predict a drop (one coin per entry listed, all together). ``state`` is untouched."""
     # This is the call everything makes, so it is written out in full (as
@@ -73,10 +86,7 @@ def drop(state: BoardState, entries) -> Outcome:
     except (KeyError, TypeError):
         q = _starts(t, entries)  # an iterable, or bad entries: the message
     try:
-        for s in q:
-            w[s], targets = rows[s][w[s]]
-            if targets:
-                q += targets
+        run(w, rows, q)
     except IndexError:  # t.overflow, past the table's end
         return _fallback(t, state, entries, False)
     o = Outcome()  # no __init__: the type's own call, cheaper than object.__new__
@@ -97,12 +107,8 @@ def drop_in_place(state: BoardState, entries) -> Outcome:
     t = _topology(state)
     w = state.codes + t.tail
     q = _starts(t, entries)
-    rows = t.rows
     try:
-        for s in q:
-            w[s], targets = rows[s][w[s]]
-            if targets:
-                q += targets
+        run(w, t.rows, q)
     except IndexError:
         return _fallback(t, state, entries, True)
     o = Outcome()
@@ -200,10 +206,7 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
     except (KeyError, TypeError):
         q = _starts(t, entries)
     try:
-        for s in q:
-            w[s], targets = rows[s][w[s]]
-            if targets:
-                q += targets
+        run(w, rows, q)
     except IndexError:
         o = _fallback(t, state, entries, False)
     else:
@@ -244,4 +247,4 @@ def observe(outcome: Outcome, entries, faults=()) -> Observation:
 
 
 __all__ = ["Fault", "Observation", "Outcome", "Prediction", "Topology", "cascade", "drop", "drop_in_place",
-           "observe", "predict", "switch_rule", "topology"]
+           "observe", "predict", "run", "switch_rule", "topology"]

@@ -10,14 +10,16 @@ journals, so a restart resumes exactly where the match was.
 from __future__ import annotations
 
 from .clock import TurnClock
-from .core import COIN, HOLE, MatchError, EngineError, entry_label, exit_label
-from .drop import drop, drop_in_place
-from .outcome import _EXITS, exits_of
+from .core import COIN, HOLE, MatchError, exit_label
+from .drop import drop, drop_in_place, run
+from .outcome import exits_of
 from .geometry import Geometry, geometry_by_name
+from .matchlog import LogReplay
 from .rng import MatchRandom
 from .rounds import ROUNDS, TARGETS, VALUES, target
 from .setup import MatchSetup, TurnResult
-from .state import _TEXT, BoardState, _cutter
+from .state import _TEXT, BoardState, _cutter, _Made
+from .tables import HEX_DIGIT, hexlify, topology
 
 PHASE_REVEAL = "reveal"  # a round's values are being shown; no clock
 PHASE_TURN = "turn"  # a player is expected to drop; the clock runs
@@ -25,6 +27,7 @@ PHASE_FALLING = "falling"  # a coin was seen entering; the clock is stopped
 PHASE_OVER = "over"
 
 _new = object.__new__
+_MEMO_KEPT = 2048  # exit patterns remembered for one round's values (about 0.2 kB each)
 
 
 class _Score:
@@ -58,7 +61,7 @@ class _Score:
         return c
 
 
-class Match:
+class Match(LogReplay):
     def __init__(self, setup: MatchSetup | None = None):
         self.setup = setup = setup or MatchSetup()
         if len(setup.players) != 2 or not all(isinstance(p, str) and p.strip() for p in setup.players):
@@ -70,6 +73,8 @@ class Match:
         self.log: list[dict] = [{"do": "setup", "setup": setup.to_dict()}]
         self.results: list[TurnResult] = []
         self._undo: list[tuple] = []  # snapshots, see _score
+        self._memo: tuple = (None, {})  # (a round's values, exit pattern -> (exits, points)): see play
+        self.over = False
         self.s = _Score(self._start_board())
         self._begin_round(0)
 
@@ -150,9 +155,8 @@ class Match:
     def phase(self) -> str:
         return self.s.phase
 
-    @property
-    def over(self) -> bool:
-        return self.s.phase == PHASE_OVER
+    # ``over`` is an attribute, kept with the phase (a drop is the only way
+    # there, an undo the only way back): a caller's loop reads it per drop.
 
     @property
     def last_drop_pending(self) -> bool:
@@ -245,9 +249,40 @@ class Match:
         """The player to move drops in ``entry``; the engine says what happens."""
         if entry.__class__ is not int or not 0 <= entry < self._entries:
             self._check_entry(entry)
-        outcome = drop(self.s.board, (entry,))
-        exits = _EXITS.get(outcome.exit_counts)  # exits_of's table, without the call
-        return self._score(entry, exits_of(outcome.exit_counts) if exits is None else exits, outcome.board, now)  # a new board: the match's own
+        # A match needs the board after and the exits, not an Outcome: drop()'s
+        # loop (``run``) on the working bytes, then the board and the exits.
+        board = self.s.board
+        try:
+            tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = self.geometry._fast
+        except AttributeError:
+            tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = topology(self.geometry).fast
+        w = board.codes + tail
+        try:
+            run(w, rows, [starts[entry]])
+        except IndexError:  # more coins at one switch than its byte holds: drop()'s plain cascade
+            outcome = drop(board, (entry,))
+            exits = exits_of(outcome.exit_counts)
+            return self._score(entry, exits, _points(self.s.values, exits), outcome.board, now)
+        after = _Made()
+        after.geometry = g
+        after.codes = (w if head is None else w[head]).translate(code_of)
+        # The exits and their points, from the exit patterns seen with these values.
+        key = bytes(w[exits_from]) if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs))
+        memo = self._memo
+        if memo[0] is not self.s.values:
+            memo = self._memo = (self.s.values, {})
+        hit = memo[1].get(key)
+        if hit is None:
+            hit = self._learn(key, exit_pairs is not None)
+        return self._score(entry, hit[0], hit[1], after, now)
+
+    def _learn(self, key: bytes, hexed: bool) -> tuple:
+        values, seen = self._memo
+        exits = exits_of(key.translate(HEX_DIGIT) if hexed else key)
+        if len(seen) >= _MEMO_KEPT:
+            seen.clear()
+        hit = seen[key] = (exits, _points(values, exits))
+        return hit
 
     def record(self, entry: int, exits: Sequence[int], board: BoardState | str | None = None, now: float | None = None) -> TurnResult:
         """Score a drop from what the exits saw; ``board`` is the board after it,
@@ -266,10 +301,10 @@ class Match:
             after = BoardState.parse(board, self.geometry)
         else:
             after = board.copy()
-        return self._score(entry, exits, after, now)
+        return self._score(entry, exits, _points(self.s.values, exits), after, now)
 
-    def _score(self, entry: int, exits: tuple, after: BoardState, now: float | None) -> TurnResult:
-        """The drop's points and what follows; ``exits`` sorted and checked, ``after`` owned by the match."""
+    def _score(self, entry: int, exits: tuple, points: int, after: BoardState, now: float | None) -> TurnResult:
+        """What follows a drop; ``exits`` sorted and checked, ``points`` theirs, ``after`` owned by the match."""
         s = self.s
         phase, player, rnd, values, scores, totals, owed = s.phase, s.to_move, s.round, s.values, s.round_scores, s.totals, s.owed_last
         if phase == PHASE_OVER:
@@ -280,9 +315,6 @@ class Match:
         # object in place); _Score.restore makes it a bundle again.
         self._undo.append((bytes(s.board.codes), rnd, scores, totals, player, owed, values, phase, forced,
                            self.rng._state, turns))
-        points = 0
-        for x in exits:  # one to four exits: a plain loop is a third of sum(map(...))'s cost
-            points += values[x]
         a, b = scores
         ta, tb = totals
         if player:
@@ -310,6 +342,7 @@ class Match:
         clock = self.clock
         if over:
             s.phase = PHASE_OVER
+            self.over = True
             if clock and now is not None:
                 clock.stop(now)
         elif ends_round:
@@ -333,6 +366,7 @@ class Match:
             raise MatchError("there is no drop to undo")
         self.s = s = _Score.restore(self._undo.pop(), self.geometry)
         self.rng.setstate(s.rng_state)
+        self.over = s.phase == PHASE_OVER
         undone = self.results.pop()
         if self.clock and now is not None and self.s.phase in (PHASE_TURN, PHASE_FALLING):
             self.s.phase = PHASE_TURN
@@ -348,51 +382,12 @@ class Match:
         if self.s.phase != phase:
             raise MatchError(f"cannot {doing} now: the match is in phase {self.s.phase!r}, not {phase!r}")
 
-    # -- replay ----------------------------------------------------------------
 
-    @classmethod
-    def replay(cls, log: Sequence[dict]) -> "Match":
-        """Rebuild a match from its log; a log that does not fit says where."""
-        if not log or log[0].get("do") != "setup":
-            raise MatchError("a match log starts with its setup line")
-        match = cls(MatchSetup.from_dict(log[0]["setup"]))
-        for n, action in enumerate(log[1:], start=2):
-            try:
-                match.apply(action)
-            except EngineError as e:
-                raise MatchError(f"match log line {n} ({action.get('do')!r}): {e}") from None
-        return match
-
-    def apply(self, a: dict) -> None:
-        """Apply one logged action (as ``Match.replay`` does for each line after the setup)."""
-        do, t = a.get("do"), a.get("t")
-        if do == "reveal":
-            if [list(self.s.values), self.round] != [a.get("values"), a.get("round")]:
-                raise MatchError(f"the replay is at round {self.round} with values {list(self.s.values)}; the log has "
-                                 f"round {a.get('round')} with values {a.get('values')}")
-            return  # logged by the round change itself
-        if do == "revealed":
-            self.reveal_done(t)
-        elif do == "coin":
-            self.coin_seen(t)
-        elif do == "lost":
-            self.coin_lost(t)
-        elif do == "drop":
-            self.record(a["entry"], a["exits"], a.get("board"), t)
-        elif do == "timeout":
-            chosen = self._force_entry(t)
-            if chosen != a.get("entry"):
-                raise MatchError(f"the generator chose {entry_label(chosen)}, the log says {a.get('entry')!r}")
-        elif do == "pause":
-            self.pause(t)
-        elif do == "resume":
-            self.resume(t)
-        elif do == "undo":
-            self.undo(t)
-        elif do == "board":
-            self.set_board(a["board"], a.get("why", ""), t)
-        else:
-            raise MatchError(f"unknown action {do!r}")
+def _points(values: tuple, exits: tuple) -> int:
+    points = 0
+    for x in exits:  # one to four exits: a plain loop is a third of sum(map(...))'s cost
+        points += values[x]
+    return points
 
 
 def exit_names(exits: Sequence[int]) -> str:
