@@ -12,14 +12,14 @@ from __future__ import annotations
 from .clock import TurnClock
 from .core import COIN, HOLE, MatchError, exit_label
 from .drop import drop, drop_in_place, run
-from .outcome import exits_of
+from .outcome import _PATTERNS, exits_of, exits_of_pattern
 from .geometry import Geometry, geometry_by_name
 from .matchlog import LogReplay
 from .rng import MatchRandom
 from .rounds import ROUNDS, TARGETS, VALUES, target
 from .setup import MatchSetup, TurnResult
 from .state import _TEXT, BoardState, _cutter, _Made
-from .tables import HEX_DIGIT, hexlify, topology
+from .tables import hexlify, topology
 
 PHASE_REVEAL = "reveal"  # a round's values are being shown; no clock
 PHASE_TURN = "turn"  # a player is expected to drop; the clock runs
@@ -27,9 +27,6 @@ PHASE_FALLING = "falling"  # a coin was seen entering; the clock is stopped
 PHASE_OVER = "over"
 
 _new = object.__new__
-_MEMO_KEPT = 2048  # exit patterns remembered for one round's values (about 0.2 kB each)
-
-
 class _Score:
     """Everything an undo must restore, in one bundle: scores are tuples, so a
     snapshot is one tuple of the fields plus the board's 38 bytes."""
@@ -73,7 +70,6 @@ class Match(LogReplay):
         self.log: list[dict] = [{"do": "setup", "setup": setup.to_dict()}]
         self.results: list[TurnResult] = []
         self._undo: list[tuple] = []  # snapshots, see _score
-        self._memo: tuple = (None, {})  # (a round's values, exit pattern -> (exits, points)): see play
         self.over = False
         self.s = _Score(self._start_board())
         self._begin_round(0)
@@ -266,23 +262,16 @@ class Match(LogReplay):
         after = _Made()
         after.geometry = g
         after.codes = (w if head is None else w[head]).translate(code_of)
-        # The exits and their points, from the exit patterns seen with these values.
-        key = bytes(w[exits_from]) if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs))
-        memo = self._memo
-        if memo[0] is not self.s.values:
-            memo = self._memo = (self.s.values, {})
-        hit = memo[1].get(key)
-        if hit is None:
-            hit = self._learn(key, exit_pairs is not None)
-        return self._score(entry, hit[0], hit[1], after, now)
-
-    def _learn(self, key: bytes, hexed: bool) -> tuple:
-        values, seen = self._memo
-        exits = exits_of(key.translate(HEX_DIGIT) if hexed else key)
-        if len(seen) >= _MEMO_KEPT:
-            seen.clear()
-        hit = seen[key] = (exits, _points(values, exits))
-        return hit
+        # The exits from the exit patterns seen lately (``exits_of_pattern``).
+        key = bytes(w[exits_from]) + b"=" if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs))
+        exits = _PATTERNS.get(key)
+        if exits is None:
+            exits = exits_of_pattern(key, exit_pairs is not None)
+        values = self.s.values
+        points = 0
+        for x in exits:  # _points, written out: this is the call a match makes per drop
+            points += values[x]
+        return self._score(entry, exits, points, after, now)
 
     def record(self, entry: int, exits: Sequence[int], board: BoardState | str | None = None, now: float | None = None) -> TurnResult:
         """Score a drop from what the exits saw; ``board`` is the board after it,
