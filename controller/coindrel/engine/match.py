@@ -28,6 +28,8 @@ PHASE_OVER = "over"
 
 _new = object.__new__
 _tuple_new = tuple.__new__  # a global: one look-up less than tuple.__new__ per drop
+
+
 class _Score:
     """Everything an undo must restore, in one bundle: scores are tuples, so a
     snapshot is one tuple of the fields plus the board's 38 bytes."""
@@ -249,15 +251,15 @@ class Match(LogReplay):
         # A match needs the board after and the exits, not an Outcome: drop()'s
         # loop (``run``) on the working bytes, then the board and the exits.
         board = self.s.board
-        try:
-            tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = self.geometry._fast
+        try:  # the board's own geometry, as drop() reads it
+            tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = board.geometry._fast
         except AttributeError:
-            tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = topology(self.geometry).fast
+            tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = topology(board.geometry).fast
         w = board.codes + tail
         try:
             run(w, rows, [starts[entry]])
-        except IndexError:  # more coins at one switch than its byte holds: drop()'s plain cascade
-            outcome = drop(board, (entry,))
+        except (IndexError, KeyError):  # more coins at one switch than its byte holds (or a board of
+            outcome = drop(board, (entry,))  # fewer entries, set by hand): drop()'s cascade, or its message
             exits = exits_of(outcome.exit_counts)
             return self._score(entry, exits, _points(self.s.values, exits), outcome.board, now)
         after = _Made()
