@@ -6,7 +6,9 @@ build their own transition table from the board's data file (nothing from
 coindrel's engine) and run a drop with a stack, as anyone would write it. Both
 engines get the same dense random boards (every pad side random, half the pads
 holding a coin: long cascades). First the outcomes are checked identical (exits,
-flips per switch, final board; whole matches turn by turn), then timing runs
+flips per switch, final board; whole matches turn by turn, with the standard
+values and shuffled ones: the reference is handed each round's values as our
+match drew them, so ours alone pays for its shuffle), then timing runs
 alternate between the two, several rounds, and the figure is the median of the
 per-round ratios. Times are this process's CPU time, so other work on a shared
 machine counts less; only ratios are printed as results.
@@ -338,7 +340,8 @@ def main() -> None:
     print("  whole matches: both keep per drop a log line with the board text, an undo snapshot and a result;")
     print("  neither is timed making its match (the reference is handed the start board, ours a new Match).")
     print("  ours looks a drop's exits up from the exit patterns seen lately (a few dozen: one coin per drop), both")
-    print("  add up the points per drop; shuffled: a permutation of the values per round (rules.md section 6).")
+    print("  add up the points per drop; shuffled: ours draws a permutation of the values per round (rules.md")
+    print("  section 6), the reference is handed it.")
     extra, bare = import_cost()
     print(f"  import coindrel.engine: +{extra:.1f} ms CPU over a bare python -c pass ({bare:.1f} ms; least of 21 runs)")
 
