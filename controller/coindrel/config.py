@@ -15,6 +15,7 @@ from typing import Any, Iterable
 
 from .errors import CoindrelError
 from .limits import CONFIG, NotAFile, TooLarge, read_text_limited
+from .nesting import loads_toml
 
 DEFAULT_PATH = Path("/etc/coindrel/coindrel.toml")
 EXAMPLE = "systemd/coindrel.toml.example"  # in the source tree; README "Configuration" explains it
@@ -203,7 +204,7 @@ def read_toml(path: str | Path) -> dict:
         raise ConfigError(f"{p}: not UTF-8 text (byte {e.start}, line {line}); save the file as UTF-8 "
                           "(e.g. iconv -f latin1 -t utf-8)") from None
     try:
-        return tomllib.loads(text)
+        return loads_toml(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{p}: not valid TOML: {e}; see {EXAMPLE} for the form") from None
 

@@ -13,6 +13,7 @@ from typing import IO, Iterable
 
 from .engine import BoardState, EngineError, Variants, geometry_by_name
 from .events import EventError, SourceEvent, event_from_json, event_to_json
+from .nesting import loads_json
 
 EVENT_KINDS = {"entry", "exit", "switch", "status"}
 
@@ -81,7 +82,7 @@ def read_log(source: str | Path | Iterable[str]) -> ObservationLog:
         if not line.strip():
             continue
         try:
-            d = json.loads(line)
+            d = loads_json(line)
         except json.JSONDecodeError as e:
             if header is None:
                 raise EngineError(f"line {n}: not JSON ({e.msg}); an observation log is JSON Lines starting with a header") from None

@@ -238,3 +238,40 @@ def test_an_event_before_the_fresh_answer_keeps_the_hellos_offset():
     fed(tr, [(2, p.Snapshot(7, 3_000_400, 0, halls))], now=28.05)
     later = fed(tr, [(3, p.Beam(3_100_000, 6, True))], now=28.1)
     assert first[0].t < later[0].t and abs(later[0].t - first[0].t - 2.6) < 1e-6
+
+
+def test_a_restarted_daemon_continues_board_time_from_its_journal_when_the_hub_rebooted_too():
+    """The journal's last event was at board time 51.7 s from boot 7. The
+    daemon was killed, the hub rebooted meanwhile: its clock began again. A
+    new link that did not know the journal put the new boot's frames at 0.4 s,
+    before the journal's events, and a drop the kill left open waited for
+    that clock to catch up (the table stuck in "falling")."""
+    tr = Tracker(CM)
+    tr.continue_from(p.HubPosition(7, 296), 51.7387, now=500.0)
+    tr.connection_started()
+    out = fed(tr, [(0, hello(boot=8, t=400_000))], now=500.0)
+    assert out[0].state == "resync" and "restarted" in out[0].detail and tr.stats.resets == 1
+    after = fed(tr, [(1, p.Beam(900_000, 5, True))], now=500.5)
+    assert after[0].t >= 51.7387 and abs(after[0].t - (51.7387 + 0.5)) < 1e-3
+
+
+def test_a_restarted_daemon_keeps_the_offset_its_journal_gave_the_same_boot():
+    """An earlier process saw a hub reset and moved boot 8's clock by 40 s;
+    the journal keeps that offset with each event's position. After a kill,
+    boot 8's frames must land on the same axis, not 40 s back."""
+    tr = Tracker(CM)
+    tr.continue_from(p.HubPosition(8, 50, offset_us=40_000_000), 45.0, now=10.0)
+    tr.connection_started()
+    out = fed(tr, [(0, hello(boot=8, t=6_000_000))], now=10.0)
+    assert not any(isinstance(e, StatusEvent) and e.state == "resync" for e in out)
+    fed(tr, [(1, p.Resumed(0, 6_000_100, 51, 0, 0, p.NOTHING, 0, 0))], now=10.0)
+    after = fed(tr, [(2, p.Beam(6_500_000, 5, True))], now=10.5)
+    assert after[0].t == 46.5
+    assert tr.position_of(after[0]).offset_us == 40_000_000  # the journal keeps it with the event
+
+
+def test_a_link_that_heard_the_hub_itself_ignores_a_late_continuation():
+    tr = started()
+    fed(tr, [(1, p.Beam(2_000_000, 0, True))])
+    tr.continue_from(p.HubPosition(9, 1), 500.0, now=0.0)
+    assert tr.boot == 1 and tr.board_t == 2.0

@@ -129,6 +129,7 @@ def test_a_hub_that_is_not_plugged_in_is_noted_not_refused(tmp_path, capsys):
     ("{tmp}/coindrel.toml", ["[control] socket", "exists and is not a socket", "would not be replaced"]),
     ("{tmp}/no/such/ctl.sock", ["[control] socket", "does not exist"]),
     ("/proc/ctl.sock", ["[control] socket", "the kernel makes up"]),
+    ("/tmp/" + "x" * 120 + ".sock", ["[control] socket", "must be under 108 bytes"]),  # run only warned
 ])
 def test_a_control_socket_that_run_could_not_make_is_refused(tmp_path, capsys, where, needles):
     # Before: --check passed, and `coindrel run` then only warned and ran without `coindrel ctl`.

@@ -108,6 +108,13 @@ async def test_press_moves_the_menu(served):
     (b'{"cmd": "new-match", "players": ["A", "a"]}\n', "different names"),
     (b'{"cmd": "new-match", "players": ["A", "B"], "clock": 7}\n', "not a turn clock"),
     (b'{"cmd": "new-match", "players": ["A", "B"], "variants": ["upside-down"]}\n', "variants"),
+    (b'{"cmd": "press", "button": [1]}\n', "unknown button [1]"),  # was a TypeError and an empty reply
+    (b'{"cmd": ["status"]}\n', "unknown command ['status']"),
+    (b'{"a": 1}\n', "unknown command None"),
+    (b'{"cmd": "new-match", "players": ["A", "B"], "holes": "yes"}\n', "unknown field 'holes'"),
+    (b'{"cmd": "status", "verbose": true}\n', "status: unknown field 'verbose'"),
+    (b"[" * 30000 + b"\n", "nested too deeply"),
+    (b'{"cmd": "new-match", "players": ["A\\u001b[2J", "B"]}\n', "control character U+001B"),  # was a RecursionError and an empty reply
 ])
 async def test_bad_requests_get_clear_errors_and_the_connection_goes_on(served, line, error):
     table, server = served

@@ -39,8 +39,8 @@ class HubLike:
     def hub_position(self, ev):
         return self.numbers.get(id(ev))
 
-    def resume_from(self, pos) -> None:
-        self.resume_after = pos
+    def resume_from(self, pos, board_t=None) -> None:
+        self.resume_after, self.resume_t = pos, board_t
 
 
 def started(tmp_path, source, now):
@@ -72,6 +72,23 @@ def test_events_are_journalled_with_their_hub_position_and_a_restart_resumes_aft
     again = Table(G, Choices(clock="off"), source=src2, store=MatchStore(tmp_path).open(), clock=lambda: now[0])
     again.resume(again.store.recover())
     assert src2.resume_after == HubPosition(7, 41)
+    assert src2.resume_t == 1.7  # board time goes on from the journal's newest event (a rebooted hub's clock began again)
+
+
+def test_a_position_whose_boot_clock_the_link_moved_keeps_that_offset_across_a_restart(tmp_path):
+    now = [0.0]
+    src = HubLike()
+    table = started(tmp_path, src, now)
+    ev = EntryEvent(41.0, 3)
+    src.numbers[id(ev)] = HubPosition(8, 12, offset_us=40_000_000)  # an earlier hub reset moved boot 8's clock
+    table.handle_event(ev)
+    records = [r for r in read_journal(table.journal.path).records if r.kind == "ev"]
+    assert records[-1].data["hub"] == [8, 12, 40_000_000]
+    table.store.close()
+    src2 = HubLike()
+    again = Table(G, Choices(clock="off"), source=src2, store=MatchStore(tmp_path).open(), clock=lambda: now[0])
+    again.resume(again.store.recover())
+    assert src2.resume_after == HubPosition(8, 12) and src2.resume_after.offset_us == 40_000_000
 
 
 def test_a_journal_without_hub_positions_asks_for_no_replay(tmp_path):
@@ -264,3 +281,45 @@ def test_a_second_coin_in_one_turn_is_journalled_as_no_drop_of_the_match(tmp_pat
     verdicts = [r.data for r in read_journal(table.journal.path).records if r.kind == "verdict"]
     assert [(v["drop"], v["entry"]) for v in verdicts] == [(1, 4), (None, 6)]
     assert "scored" not in verdicts[-1]  # nothing a damaged journal could rebuild a drop from
+
+
+def test_two_board_readings_close_together_feed_the_differences_once(tmp_path):
+    """A restarted table meeting a rebooted hub hears "connected" and "resync"
+    together; both asked for a snapshot, the second belief was read before the
+    first one's differences were fed, and every difference went in twice (a
+    second group of flips outside any drop, R1S1 going R twice)."""
+    from coindrel.sources.base import Snapshot
+
+    now = [0.0]
+    src = HubLike()
+    table = started(tmp_path, src, now)
+    board = table.flow.match.board
+    labels = G.labels
+    seen = {lab: ("R" if board.codes[i] == 1 else "L") for i, lab in enumerate(labels) if board.codes[i] in (0, 1)}
+    first = next(iter(seen))
+    seen[first] = "L" if seen[first] == "R" else "R"  # one rocker moved while nobody looked
+    gate = asyncio.Event()
+
+    async def snapshot(timeout=None):
+        await gate.wait()
+        return Snapshot(t=2.0, positions=dict(seen))
+
+    src.snapshot = snapshot
+    table.halls_known = True
+    table.positions.update({lab: pos for lab, pos in seen.items() if lab != first})
+
+    async def main():
+        table.diagnosis_in = "thread"  # the belief is read on the worker, as in the daemon: a wait
+        table._off_loop()
+        try:
+            a = asyncio.create_task(table._read_positions())
+            b = asyncio.create_task(table._read_positions())
+            await asyncio.sleep(0)
+            gate.set()
+            await asyncio.wait_for(asyncio.gather(a, b), 60)
+        finally:
+            table.close_diagnosis()
+
+    asyncio.run(main())
+    notes = [r.data for r in read_journal(table.journal.path).records if r.kind == "note" and "resync" in r.data]
+    assert len(notes) == 1 and [d["switch"] for d in notes[0]["resync"]] == [first], notes

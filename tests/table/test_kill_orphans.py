@@ -47,7 +47,7 @@ class ReplayingHub:
     def hub_position(self, ev):
         return self.numbers.get(id(ev))
 
-    def resume_from(self, pos) -> None:
+    def resume_from(self, pos, board_t=None) -> None:
         self.resume_after = pos
 
     def give(self, table, num: int, ev) -> None:

@@ -22,7 +22,7 @@ def _put(line: list[str], col: int, text: str) -> None:
 
 def board_text(
     state: BoardState,
-    values: "Sequence[int] | None" = None,
+    values: "Sequence[int] | None" = None,  # noqa: F821 (typing only)
     value_label: str = "values",
     outcome: Outcome | None = None,
     unicode: bool = True,

@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from ..errors import CoindrelError
+from ..nesting import loads_json
 
 PREFIX = "coindrel"
 TOPICS = ("status", "state", "drop", "result", "request")
@@ -68,7 +69,7 @@ def decode(payload: bytes | bytearray | str) -> dict:
     if len(payload) > MAX_MESSAGE:
         raise MessageError(f"{len(payload)} bytes is over the {MAX_MESSAGE}-byte limit")
     try:
-        obj = json.loads(payload, parse_constant=_no_constant)
+        obj = loads_json(payload, parse_constant=_no_constant)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise MessageError(f"not JSON ({str(e)[:80]})") from None
     if not isinstance(obj, dict):

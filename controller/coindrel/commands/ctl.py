@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ..engine import EngineError
+from ..nesting import loads_json
 
 HELP = "control the running table: status, start a match, press a button (its local unix socket)"
 DESCRIPTION = (
@@ -87,7 +88,7 @@ def request(path, req: dict, timeout: float = TIMEOUT) -> dict:
     finally:
         s.close()
     try:
-        return json.loads(data)
+        return loads_json(data)
     except ValueError:
         raise EngineError(f"the table at {path} gave no answer (it may have stopped)") from None
 

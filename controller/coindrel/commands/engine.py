@@ -6,6 +6,7 @@ import json
 import sys
 
 from ..engine import BoardState, EngineError, Match, MatchSetup, Variants, drop
+from ..nesting import loads_json
 
 HELP = "answer rules-engine cases (conformance vectors) from stdin, one JSON line each"
 DESCRIPTION = (
@@ -59,7 +60,7 @@ def run(args) -> int:
             continue
         case_id = None
         try:
-            case = json.loads(line)
+            case = loads_json(line)
             case_id = case.get("id") if isinstance(case, dict) else None
             result = {"id": case_id, **answer(case)}
         except json.JSONDecodeError as e:

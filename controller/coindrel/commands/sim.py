@@ -76,8 +76,15 @@ def run(args) -> int:
     players = tuple(n.strip() for n in args.players.split(","))
     if len(names) != 2 or len(players) != 2:
         raise EngineError("--names and --players each take two values separated by a comma")
-    if names[0] == names[1] or not all(names):
-        raise EngineError(f"--names {args.names}: the two players need two different, non-empty names")
+    names = tuple(" ".join(n.split()) for n in names)
+    from ..table.sections import name_problem
+
+    for i, name in enumerate(names):
+        problem = name_problem(name, f"player {i + 1}")
+        if problem:
+            raise EngineError(f"--names: {problem}")
+    if names[0].casefold() == names[1].casefold():
+        raise EngineError(f"--names {args.names}: the two players need two different names")
     for p in players:
         if p != "keyboard":
             from ..ai.players import player_by_name
@@ -137,6 +144,17 @@ def _check_paths(args) -> None:
     """Every path on the line, before the board starts (a bad one would fail
     every frame, or only when the sim ends)."""
     from ._paths import input_file, output_file, output_folder
+
+    if args.control:  # the socket was silently left out: ctl then found no table
+        from ..config import ConfigError
+        from pathlib import Path
+
+        from ..table.sections import ControlSettings, check_control_socket
+
+        try:
+            check_control_socket(ControlSettings(True, Path(args.control)), f"--control {args.control}")
+        except ConfigError as e:
+            raise EngineError(str(e)) from None
 
     if args.out and args.display == "capture":
         output_folder("--out", args.out)

@@ -251,7 +251,7 @@ def _serve(args, board, say) -> None:
 def _check_paths(args) -> None:
     """Every file on the line, before the board runs (a bad --log would
     otherwise lose a whole run, a bad --channel-map pass unnoticed)."""
-    from ._paths import input_file, link_path, output_file
+    from ._paths import link_path, output_file
 
     for option, path in (("--log", args.log), ("--truth", args.truth)):
         if path:

@@ -18,6 +18,7 @@ from .core import (
     switch_label,
 )
 from .geometry import FORMAT, Geometry, SwitchSpec, falling_target
+from ..nesting import loads_json
 
 _TOP_KEYS = {"format", "name", "lanes", "entries", "holes", "rows", "description"}
 _SWITCH_KEYS = {"span", "inlet", "out"}
@@ -192,7 +193,7 @@ def load_geometry(path: str | os.PathLike) -> Geometry:
     except UnicodeDecodeError as e:
         raise GeometryError(f"{p}: not a text file (byte {e.start} is not UTF-8); a board file is JSON") from None
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except json.JSONDecodeError as e:
         raise GeometryError(f"{p}: not valid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
     return parse_geometry(data, p)

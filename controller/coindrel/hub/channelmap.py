@@ -22,6 +22,7 @@ from pathlib import Path
 from ..engine import EngineError, Geometry, geometry_by_name
 from ..engine.core import ENTRY_COUNT, EXIT_COUNT, parse_exit_label
 from .protocol import beam_name
+from ..nesting import loads_json
 
 PACKAGE_MAP = Path(__file__).with_name("channel_map.json")
 HASHED_KEYS = ("format", "board", "hub", "beams", "halls")
@@ -305,7 +306,7 @@ def load_channel_map(path: str | Path | None = None) -> ChannelMap:
     except UnicodeDecodeError as e:
         raise ChannelMapError(f"{p}: not a text file (byte {e.start} is not UTF-8); a channel map is JSON") from None
     try:
-        doc = json.loads(text)
+        doc = loads_json(text)
     except json.JSONDecodeError as e:
         raise ChannelMapError(f"{p}: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     return ChannelMap(doc, str(p))

@@ -15,6 +15,7 @@ from . import calibrate as calib
 from .channelmap import load_channel_map
 from .text import clean
 from ..limits import SMALL, read_text_limited
+from ..nesting import loads_json
 
 CONNECT_TIMEOUT = 10.0
 
@@ -187,7 +188,7 @@ async def calibration_file(src, cm, args) -> int:
         return 0
     path = Path(args.file)
     try:
-        doc = json.loads(read_text_limited(path, SMALL))
+        doc = loads_json(read_text_limited(path, SMALL))
     except OSError as e:
         raise EngineError(f"{path}: cannot read ({e.strerror})") from None
     except UnicodeDecodeError as e:

@@ -44,7 +44,8 @@ class HubLink(Conversation, Inbound):
     def __init__(self, url: str, cm: ChannelMap, emit: Callable[[SourceEvent], object], *, clock,
                  baudrate: int = 115200, reconnect_delay: float = 0.5, max_reconnect_delay: float = 5.0,
                  refuse_delay: float = 30.0, handshake_timeout: float = 2.0, request_timeout: float = 3.0,
-                 open_port: Callable | None = None, resume_after: HubPosition | None = None):
+                 open_port: Callable | None = None, resume_after: HubPosition | None = None,
+                 resume_t: float | None = None):
         self.url = url
         self.cm = cm
         self.emit = emit
@@ -63,6 +64,8 @@ class HubLink(Conversation, Inbound):
         self._resume_seq: int | None = None
         self.tracker = Tracker(cm)
         self.tracker.resumes = True  # until the hub answers a resume with an ack (no replay ring)
+        if resume_after is not None and resume_t is not None:
+            self.tracker.continue_from(resume_after, resume_t, clock.monotonic())
         self.decoder = p.Decoder("hub")
         self.connected = False
         self.closed = False

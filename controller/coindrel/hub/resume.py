@@ -11,7 +11,7 @@ Import them from ``coindrel.hub.protocol``.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from .messages import Beam, Error, Hall, Lost, Message, _fixed
@@ -105,13 +105,17 @@ class HubPosition:
 
     boot_id: int
     num: int
+    # what the link added to this boot's clock to make board time (non-zero after a
+    # hub reset the link saw): a restarted daemon puts that boot's frames on the
+    # same axis as the journal's events
+    offset_us: int = field(default=0, compare=False)
 
     def to_dict(self) -> dict:
-        return {"boot_id": self.boot_id, "num": self.num}
+        return {"boot_id": self.boot_id, "num": self.num, "offset_us": self.offset_us}
 
     @classmethod
     def from_dict(cls, d: dict) -> "HubPosition":
-        return cls(int(d["boot_id"]), int(d["num"]))
+        return cls(int(d["boot_id"]), int(d["num"]), int(d.get("offset_us", 0)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -94,6 +94,21 @@ class Tracker:
         if hit is not None and hit[0] is old:
             self._positions[id(new)] = (new, hit[1])
 
+    def continue_from(self, pos: HubPosition, board_t: float, now: float) -> None:
+        """A restarted daemon's link: board time goes on from its journal.
+        ``pos`` is the last event the journal holds, ``board_t`` the board time
+        of its newest event. A hub of the same boot keeps the clock (and the
+        offset) the last process gave it; a hub that restarted meanwhile is a
+        reset as if this link had seen it, so its clock continues from
+        ``board_t``. Without this, a new boot's frames (its clock began again)
+        came before the journal's events: a drop the restart left open waited
+        for that clock to catch up, the table stuck in "falling"."""
+        if self.boot is not None or self.hello is not None:
+            return  # this link has heard the hub itself: it knows better
+        self.boot, self.offset_us = pos.boot_id, pos.offset_us
+        self.board_us = max(self.board_us, int(round(board_t * 1e6)))
+        self.board_at = now
+
     def resume_request(self, configured: HubPosition | None) -> p.Resume | None:
         """What to ask the hub for after its hello (None: no hello yet)."""
         if self.hello is None:
@@ -300,7 +315,7 @@ class Tracker:
             self._event(msg, now, out)
             if num is not None:
                 self.last_event_num = num
-                pos = HubPosition(self.boot or 0, num)
+                pos = HubPosition(self.boot or 0, num, self.offset_us)
                 for ev in out[n0:]:
                     if not isinstance(ev, StatusEvent):
                         self._positions[id(ev)] = (ev, pos)

@@ -52,6 +52,7 @@ from ..ai.search import Position, Searcher
 from ..engine import HOLE, ROUNDS, TARGETS, VALUES, BoardState, EngineError, standard_geometry
 from .explain import Scoring, trace
 from .model import MAX_AFTER_LINES, MAX_TEXT_LINES, OLED_WIDTH, Lesson, LessonError, LessonStep
+from ..nesting import loads_toml
 
 FORMAT = 1
 _TOP = {"format", "title", "order", "extra", "summary", "holes", "round", "step"}
@@ -96,7 +97,7 @@ def load_lesson(name: str) -> Lesson:
 
 def _load_file(name: str, text: str, source: str) -> Lesson:
     try:
-        data = tomllib.loads(text)
+        data = loads_toml(text)
     except tomllib.TOMLDecodeError as e:
         raise LessonError(f"{source}: not valid TOML ({e}); see the format in coindrel/lessons/loader.py") from None
     return parse_lesson(data, name, source)

@@ -152,14 +152,19 @@ class HubSource(BoardSource, Calibrating, RawStreaming):
         except LinkError as e:
             raise SourceError(f"hub: {e}") from None
 
-    def resume_from(self, pos) -> None:
+    def resume_from(self, pos, board_t: float | None = None) -> None:
         """Ask the hub, on the next connect, for every event after ``pos``
         (a ``HubPosition``: the last one the daemon's journal holds), as
         ``HubSource(..., resume_after=pos)`` does; once this source has
-        events of its own, the link resumes after the newest it has."""
+        events of its own, the link resumes after the newest it has.
+        ``board_t``: the board time of the journal's newest event, from which
+        board time goes on (``Tracker.continue_from``)."""
         self.link_options["resume_after"] = pos
+        self.link_options["resume_t"] = board_t
         if self.link is not None:
             self.link.resume_after = pos
+            if board_t is not None:
+                self.link.tracker.continue_from(pos, board_t, self.link.clock.monotonic())
 
     def _emit(self, ev):
         out = super()._emit(ev)

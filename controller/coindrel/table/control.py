@@ -32,9 +32,10 @@ from pathlib import Path
 from ..engine import EngineError, Variants
 from ..errors import CoindrelError
 from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
-from .sections import MAX_NAME, VARIANT_NAMES
+from .sections import VARIANT_NAMES, name_problem
 from .setupmenu import CLOCKS
 from .simresult import winner_name
+from ..nesting import loads_json
 
 log = logging.getLogger("coindrel.control")
 SOCKET_NAME = "control.sock"
@@ -43,7 +44,8 @@ MAX_LINE = 64 * 1024  # bytes: a request is a few dozen
 MAX_CLIENTS = 64
 IDLE = 5.0  # seconds a client may stay silent: idle clients cannot lock the others out
 BUTTONS = {"select": SELECT, "back": BACK, "left": PREV, "right": NEXT, "hold": HOLD_SELECT}
-COMMANDS = ("status", "new-match", "press")
+FIELDS = {"status": (), "press": ("button",), "new-match": ("players", "clock", "variants", "pads_clear")}
+COMMANDS = tuple(FIELDS)
 
 
 class RequestError(CoindrelError, ValueError):
@@ -115,17 +117,29 @@ def handle(table, request) -> dict:
     if not isinstance(request, dict):
         raise RequestError('a request is a JSON object, e.g. {"cmd": "status"}')
     cmd = request.get("cmd")
+    if not isinstance(cmd, str) or cmd not in FIELDS:
+        raise RequestError(f"unknown command {_short(cmd)}; the commands are {', '.join(COMMANDS)}")
+    unknown = sorted(str(k) for k in request if k != "cmd" and k not in FIELDS[cmd])
+    if unknown:  # a misspelt option would otherwise be ignored: "holes": "yes" started a plain match
+        known = ", ".join(FIELDS[cmd]) or "none"
+        raise RequestError(f"{cmd}: unknown field {_short(unknown[0])}; its fields are {known}")
     if cmd == "status":
         return {"status": status_of(table)}
     if cmd == "press":
         button = request.get("button")
-        if button not in BUTTONS:
-            raise RequestError(f"unknown button {button!r}; press one of {', '.join(BUTTONS)}")
+        if not isinstance(button, str) or button not in BUTTONS:
+            raise RequestError(f"unknown button {_short(button)}; press one of {', '.join(BUTTONS)}")
         table.handle_action(BUTTONS[button])
         return {"status": status_of(table)}
     if cmd == "new-match":
         return new_match(table, request)
-    raise RequestError(f"unknown command {cmd!r}; the commands are {', '.join(COMMANDS)}")
+    raise RequestError(f"unknown command {_short(cmd)}; the commands are {', '.join(COMMANDS)}")
+
+
+def _short(value, limit: int = 40) -> str:
+    """A client's value quoted in an answer, cut so a huge one cannot fill the reply."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def new_match(table, request: dict) -> dict:
@@ -140,14 +154,16 @@ def new_match(table, request: dict) -> dict:
             or not all(isinstance(p, str) and " ".join(p.split()) for p in players)):
         raise RequestError('players: two names, e.g. "players": ["Ann", "Bo"]')
     players = [" ".join(p.split()) for p in players]
-    if any(len(p) > MAX_NAME for p in players):
-        raise RequestError(f"a player's name is longer than {MAX_NAME} characters")
+    for i, name in enumerate(players):
+        problem = name_problem(name, f"player {i + 1}")
+        if problem:
+            raise RequestError(problem)
     if players[0].casefold() == players[1].casefold():
         raise RequestError(f"both players are called {players[0]!r}; give them different names")
     clock = request.get("clock", flow.menu.choices.clock)
     clock = str(clock).strip().lower() if isinstance(clock, (str, int)) and not isinstance(clock, bool) else clock
     if clock not in CLOCKS:
-        raise RequestError(f"clock {clock!r} is not a turn clock; choose {', '.join(CLOCKS)}")
+        raise RequestError(f"clock {_short(clock)} is not a turn clock; choose {', '.join(CLOCKS)}")
     variants = request.get("variants", [])
     if not isinstance(variants, list) or not all(isinstance(v, str) and v in VARIANT_NAMES for v in variants):
         raise RequestError(f"variants: a list of {', '.join(VARIANT_NAMES)}")
@@ -260,7 +276,7 @@ class ControlServer:
 
     def _answer(self, line: bytes) -> dict:
         try:
-            request = json.loads(line.decode("utf-8"))
+            request = loads_json(line.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             self.errors += 1
             return {"ok": False, "error": f"not a JSON request ({e}); send e.g. {{\"cmd\": \"status\"}}"}

@@ -35,6 +35,7 @@ from ..engine import BoardState, EngineError, Match
 from ..limits import SMALL, read_limited
 from ..reconcile import Reconciler
 from .journal import write_durably
+from ..nesting import loads_json
 
 log = logging.getLogger("coindrel.table")
 TIMING_FILE = "board-timing.json"
@@ -226,7 +227,7 @@ class DiagnosisMixin:
         if path is None or not path.exists():
             return None
         try:
-            return json.loads(read_limited(path, SMALL))
+            return loads_json(read_limited(path, SMALL))
         except (OSError, ValueError, EngineError) as e:
             log.warning("%s: %s; the board's timing is learned again", path, e)
             return None

@@ -40,10 +40,11 @@ class MatchJournal(Journal):
         """A board event (an event object, or its sensing.md JSON form).
         Written at once; durable with the next action, verdict or ``sync()``.
         ``hub``: its ``HubPosition``, kept in the same record as ``"hub":
-        [boot, number]``, so it is durable exactly when its event is."""
+        [boot, number]`` (``[boot, number, offset_us]`` once the link moved that
+        boot's clock), so it is durable exactly when its event is."""
         data = event_to_json(ev) if not isinstance(ev, dict) else event_to_json(event_from_json(ev))
         if hub is not None:
-            data["hub"] = [hub.boot_id, hub.num]
+            data["hub"] = [hub.boot_id, hub.num] + ([hub.offset_us] if hub.offset_us else [])
         return self.append("ev", data, durable)
 
     def verdict(self, data) -> int:

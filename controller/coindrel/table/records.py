@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import CoindrelError
+from ..nesting import loads_json
 
 FORMAT = 1
 KINDS = frozenset({"begin", "act", "ev", "verdict", "correction", "note", "end"})
@@ -135,7 +136,7 @@ def _decode(line: bytes, expect_n: int | None) -> tuple[Record | None, str]:
     if zlib.crc32(body) != crc:
         return None, "checksum mismatch"
     try:
-        obj = json.loads(body)
+        obj = loads_json(body)
     except (UnicodeDecodeError, json.JSONDecodeError):
         return None, "checksum matches but the record is not JSON"
     if not isinstance(obj, dict) or not isinstance(obj.get("n"), int) or obj.get("k") not in KINDS or "d" not in obj:
@@ -362,7 +363,7 @@ def read_last_line(path, limit: int = 65536) -> Record | None:
     try:
         if int(line[:_CRC_LEN], 16) != zlib.crc32(body):
             return None
-        obj = json.loads(body)
+        obj = loads_json(body)
     except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(obj, dict) or obj.get("k") not in KINDS or not isinstance(obj.get("n"), int):

@@ -21,6 +21,7 @@ from enum import Enum
 from pathlib import Path
 
 from ..engine import EngineError, Geometry
+from ..nesting import loads_json
 
 MAX_SCRIPT_BYTES = 4 * 1024 * 1024
 MAX_UNPLUG = 3600.0
@@ -93,7 +94,7 @@ def load_script(path: str | Path, geometry: Geometry) -> list[ScriptStep]:
 
 def _parse_line(line: str, g: Geometry, where: str, n: int) -> ScriptStep:
     try:
-        obj = json.loads(line)
+        obj = loads_json(line)
     except ValueError as e:
         raise ScriptError(f"{where}: not JSON ({e.msg}); each line is one object such as "
                           f'{{"t": 3, "drop": 4}}') from None

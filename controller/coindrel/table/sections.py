@@ -20,6 +20,7 @@ DEFAULT_STATE_DIR = Path("/var/lib/coindrel")
 VARIANT_NAMES = ("holes", "halved", "shuffled")
 CLOCK_OFF = "off"
 MAX_NAME = 20
+SUN_PATH = 108  # bytes in sockaddr_un.sun_path on Linux, its NUL included
 SEED_LIMIT = 2**53  # exact in JSON for every reader, not only Python
 DEFAULT: Any = object()  # "not given" where None is a meaningful value
 # Where the daemon's reconciler runs (table/diagnosing.py): a child process
@@ -103,15 +104,34 @@ def _clock(sec: Section) -> tuple[float | None, str]:
     return CLOCK_SETTINGS[name], name
 
 
+def name_problem(name: str, which: str) -> str | None:
+    """What is wrong with a player's name (already joined with single spaces), or None.
+
+    One rule for the configuration, ``ctl new-match`` and ``sim --names``: a
+    name is shown on the OLED, the club's scoreboard and in logs, so control
+    characters (a NUL, an escape sequence, a newline) are refused rather than
+    drawn as boxes or let out onto a terminal."""
+    if not name:
+        return f"{which}'s name is empty; write two names, e.g. [\"Ann\", \"Bo\"]"
+    if len(name) > MAX_NAME:
+        return f"{which}'s name {name[:MAX_NAME]!r}... is longer than {MAX_NAME} characters (the display shows {MAX_NAME})"
+    import unicodedata
+
+    bad = next((ch for ch in name if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn")), None)
+    if bad is not None:
+        return (f"{which}'s name {name!r} holds the control character U+{ord(bad):04X}; "
+                "use letters, digits, spaces and punctuation")
+    return None
+
+
 def _players(sec: Section) -> tuple[str, str]:
     v = sec.list("players", ["Player 1", "Player 2"], length=2, item=lambda x: isinstance(x, str),
                  expect="a name in quotes, e.g. [\"Ann\", \"Bo\"]")
     names = tuple(" ".join(p.split()) for p in v)
     for i, name in enumerate(names):
-        if not name:
-            sec.fail("players", f"player {i + 1}'s name is empty; write two names, e.g. [\"Ann\", \"Bo\"]")
-        if len(name) > MAX_NAME:
-            sec.fail("players", f"{name!r} is longer than {MAX_NAME} characters (the display shows {MAX_NAME})")
+        problem = name_problem(name, f"player {i + 1}")
+        if problem:
+            sec.fail("players", problem)
     if names[0].casefold() == names[1].casefold():
         sec.fail("players", f"both players are called {names[0]!r}; give them different names")
     return names  # type: ignore[return-value]
@@ -256,6 +276,9 @@ def check_control_socket(control: ControlSettings, where: str) -> None:
     from ..limits import made_up
 
     path = control.socket
+    if len(os.fsencode(path)) >= SUN_PATH:
+        raise ConfigError(f"{where}: the path is {len(os.fsencode(path))} bytes long; a unix socket's "
+                          f"path must be under {SUN_PATH} bytes; choose a shorter one, e.g. /run/coindrel/control.sock")
     try:
         st = os.lstat(path)
     except FileNotFoundError:

@@ -26,9 +26,17 @@ def last_hub_position(records):
 
     for r in reversed(records):
         pos = r.data.get("hub") if r.kind == "ev" and isinstance(r.data, dict) else None
-        if isinstance(pos, list) and len(pos) == 2 and all(type(x) is int and x >= 0 for x in pos):
-            return HubPosition(pos[0], pos[1])
+        if (isinstance(pos, list) and len(pos) in (2, 3) and all(type(x) is int for x in pos)
+                and pos[0] >= 0 and pos[1] >= 0):
+            return HubPosition(*pos)  # [boot, frame] or [boot, frame, offset_us]
     return None
+
+
+def last_board_time(records) -> float | None:
+    """Board time of the newest board event in the journal (None: none)."""
+    ts = [r.data["t"] for r in records
+          if r.kind == "ev" and isinstance(r.data, dict) and isinstance(r.data.get("t"), (int, float))]
+    return max(ts) if ts else None
 
 
 class SourceMixin:
@@ -63,7 +71,7 @@ class SourceMixin:
         self.hub_last = pos  # what the journal holds (and the reconciler was fed) is never taken in again
         if pos is not None and hasattr(self.source, "resume_from"):
             # the hub sends again what it sent while the table was down (its replay ring)
-            self.source.resume_from(pos)
+            self.source.resume_from(pos, last_board_time(recovery.records))
             log.info("resuming the hub's events after boot %08x frame %d", pos.boot_id, pos.num)
 
     def _restore_waiting(self) -> None:
@@ -261,20 +269,25 @@ class SourceMixin:
     async def _read_positions(self, awaiting: bool = False) -> None:
         """Every switch's position, from a snapshot: events only say what changed.
         ``awaiting``: whether the table waited for the board before (it does again
-        when no snapshot comes)."""
-        try:
-            snap = await self.source.snapshot()
-        except Exception as e:  # the hub went away again; the next connect asks again
-            log.warning("no snapshot from the board: %s", e)
-            self.awaiting_board = awaiting
-            return
-        from .resync import look, resync
+        when no snapshot comes). One comparison at a time: a "connected" and a
+        "resync" close together (a restarted table meeting a hub that rebooted)
+        both asked, and the second belief was read before the first one's
+        differences were fed, so every difference went in twice."""
+        lock = self.__dict__.setdefault("_board_reading", asyncio.Lock())
+        async with lock:
+            try:
+                snap = await self.source.snapshot()
+            except Exception as e:  # the hub went away again; the next connect asks again
+                log.warning("no snapshot from the board: %s", e)
+                self.awaiting_board = awaiting
+                return
+            from .resync import look, resync
 
-        seen = None
-        if self.reconciler is not None and self.flow.match is not None:
-            seen = await self._on_worker(partial(look, snap_t=snap.t))  # it pickles: it may cross to a child
-        resync(self, snap, seen)  # the board against the belief: differences reconciled or flagged
-        self.learn_positions(snap.positions)
+            seen = None
+            if self.reconciler is not None and self.flow.match is not None:
+                seen = await self._on_worker(partial(look, snap_t=snap.t))  # it pickles: it may cross to a child
+            resync(self, snap, seen)  # the board against the belief: differences reconciled or flagged
+            self.learn_positions(snap.positions)
 
     def learn_positions(self, positions: dict[str, str]) -> None:
         """Every switch's position, as a snapshot shows it (after ``resync``

@@ -52,6 +52,7 @@ from .hall import HallSpec
 from .players import PlayerSpec
 from .timing import TimingModel
 from ..limits import MIB, SMALL, read_text_limited
+from ..nesting import loads_json, loads_toml
 
 _TOP = {"description", "seed", "board", "start", "variants", "duration", "drops_file", "timing", "hall", "hub",
         "drops", "players", "faults", "expect"}
@@ -79,9 +80,9 @@ def read_data(path: str | Path) -> dict:
         raise EngineError(f"{p}: not a text file (byte {e.start} is not UTF-8); a scenario is TOML or JSON text") from None
     try:
         if p.suffix.lower() == ".json":
-            data = json.loads(text)
+            data = loads_json(text)
         else:
-            data = tomllib.loads(text)
+            data = loads_toml(text)
     except json.JSONDecodeError as e:
         raise EngineError(f"{p}: not valid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
     except tomllib.TOMLDecodeError as e:
@@ -174,7 +175,7 @@ def read_drops(path: str | Path, entries: int = 8) -> list[tuple[float, int]]:
         if not line.strip():
             continue
         try:
-            d = json.loads(line)
+            d = loads_json(line)
         except json.JSONDecodeError as e:
             raise EngineError(f"{p} line {n}: not JSON ({e.msg}); a drop script has lines like {{\"t\": 0.5, \"entry\": 4}}") from None
         if not isinstance(d, dict) or d.get("kind", "entry") != "entry":

@@ -38,6 +38,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+from ..nesting import loads_json
 
 
 @dataclass(eq=False)
@@ -138,4 +139,4 @@ class TruthLog:
 
 def read_truth(path: str | Path) -> list[dict]:
     with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+        return [loads_json(line) for line in f if line.strip()]
