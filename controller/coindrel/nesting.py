@@ -11,7 +11,6 @@ names the file and the fix.
 from __future__ import annotations
 
 import json
-import tomllib
 
 TOO_DEEP = "nested too deeply (brackets inside brackets hundreds of levels deep)"
 
@@ -27,6 +26,8 @@ def loads_json(text: str | bytes, **kwargs):
 
 def loads_toml(text: str):
     """``tomllib.loads``; nesting past the interpreter's limit is a ``TOMLDecodeError``."""
+    import tomllib  # here: tomllib loads typing, which the quick commands keep out (issue 15)
+
     try:
         return tomllib.loads(text)
     except RecursionError:

@@ -18,7 +18,6 @@ from .core import (
     switch_label,
 )
 from .geometry import FORMAT, Geometry, SwitchSpec, falling_target
-from ..nesting import loads_json
 
 _TOP_KEYS = {"format", "name", "lanes", "entries", "holes", "rows", "description"}
 _SWITCH_KEYS = {"span", "inlet", "out"}
@@ -183,7 +182,9 @@ def _read_board_file(p: str) -> str:
 
 def load_geometry(path: str | os.PathLike) -> Geometry:
     """Load and validate a board file; errors name the file and the bad part."""
-    import json
+    import json  # here, not at the top: importing the engine stays light (issue 15)
+
+    from ..nesting import loads_json
 
     p = os.fspath(path)
     try:
