@@ -209,3 +209,22 @@ def test_the_errors_once_outside_the_root_print_as_messages(monkeypatch, capsys,
     monkeypatch.setattr(show, "run", fails)
     assert main(["show", BOARD]) == 2
     assert capsys.readouterr().err == f"coindrel show: {said}\n"
+
+
+@pytest.mark.parametrize("argv, usage", [
+    (["engine", "--bogus"], "usage: coindrel engine"),
+    (["hub", "deploy", "--url", "x"], "usage: coindrel hub deploy"),
+    (["club", "hash-password", "--bogus"], "usage: coindrel club hash-password"),
+])
+def test_an_unknown_option_is_said_with_its_commands_usage(capsys, argv, usage):
+    """It printed the top level's usage (``coindrel [-h] [--version] COMMAND``)."""
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and usage in err and "unrecognized arguments" in err
+
+
+def test_a_value_list_that_starts_with_a_minus_is_a_value(capsys):
+    """``hint --values -5,...`` said "expected one argument"."""
+    assert main(["hint", "--values", "-5" + ",1" * 15, "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"]) == 2
+    assert "--values '-5,1" in capsys.readouterr().err

@@ -121,10 +121,36 @@ def _os_message(e: OSError) -> str:
     return f"{path}: {what}" + (f" ({fix})" if fix else "")
 
 
+def _joined_negative_values(argv: list[str]) -> list[str]:
+    """``--values -5,1,2`` as ``--values=-5,1,2``: argparse takes a word that
+    starts with '-' and is not one plain number for an option, and said
+    "expected one argument"."""
+    out: list[str] = []
+    for word in argv:
+        if (out and out[-1].startswith("--") and "=" not in out[-1] and len(word) > 1 and word[0] == "-"
+                and word[1].isdigit() and all(c.isdigit() or c in ",.- " for c in word[1:])):
+            out[-1] = f"{out[-1]}={word}"
+        else:
+            out.append(word)
+    return out
+
+
+def _deepest(parser: argparse.ArgumentParser, args) -> argparse.ArgumentParser:
+    """The (sub)command parser the line chose: its usage is the one to show."""
+    while True:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        name = getattr(args, subs[0].dest, None) if subs else None
+        if name is None or name not in subs[0].choices:
+            return parser
+        parser = subs[0].choices[name]
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _joined_negative_values(sys.argv[1:] if argv is None else list(argv))
     parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # said by the command's own parser, with its usage (the top level's told nothing)
+        _deepest(parser, args).error(f"unrecognized arguments: {' '.join(extras)}")
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2

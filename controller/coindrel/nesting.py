@@ -26,7 +26,7 @@ def loads_json(text: str | bytes, **kwargs):
 
 def loads_toml(text: str):
     """``tomllib.loads``; nesting past the interpreter's limit is a ``TOMLDecodeError``."""
-    import tomllib  # here: tomllib loads typing, which the quick commands keep out (issue 15)
+    import tomllib  # here: it imports typing, which the engine's commands do without
 
     try:
         return tomllib.loads(text)

@@ -132,3 +132,15 @@ def test_any_explanation_is_paged_without_losing_a_word(findings, expected, obse
     pages = text_pages(view, p)
     assert _words(line for page in pages for line in page) == _words(T.displayable(x, p.body) for x in paragraphs(view))
     render(replace(view, page=page_count(view) - 1))
+
+
+def test_lost_events_outside_a_drop_do_not_speak_of_this_drop():
+    """The Not a drop screen said "lost events during this drop" beside
+    "while no drop was falling"."""
+    from coindrel.events import SwitchEvent
+    from coindrel.reconcile.faults import EventsLost
+
+    s = stray_view(report(drop=None, entry=None, events=[SwitchEvent(1.0, "R1S1", "R")],
+                          diagnosis=[Finding(EventsLost(count=2), 1.0)]))
+    assert "while no drop was falling" in s.facts[0]
+    assert not any("this drop" in f for f in s.findings) and "lost events" in s.findings[0]

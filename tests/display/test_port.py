@@ -349,3 +349,39 @@ def test_a_frame_is_never_written_while_another_is_on_its_way():
     assert results == {"show": True, "wake": True}
     assert panel.image().tobytes() == render(SAMPLES["reveal"]).tobytes()
     display.close()
+
+
+def test_an_emulator_in_a_terminal_with_no_size_says_so_without_a_traceback(caplog):
+    """Found by a newcomer: a pty with no window size (and $COLUMNS set) made
+    asciiblock fail in PIL's resize; the log said 'check its wiring, power and
+    address' and printed a whole traceback."""
+
+    class NoSize:
+        size, mode, persist = (128, 64), "1", True
+
+        def contrast(self, level):
+            pass
+
+        def show(self):
+            pass
+
+        def hide(self):
+            pass
+
+        def display(self, image):
+            raise ValueError("height and width must be > 0")
+
+    class Opener:
+        def open(self):
+            return NoSize()
+
+        def close(self):
+            pass
+
+    display = Display(Opener(), (128, 64), clock=Clock(), where="asciiblock display")
+    with caplog.at_level(logging.INFO, logger="coindrel.display"):
+        assert display.show(SAMPLES["match"], 0.0) is False
+    assert "terminal has no size" in display.problem and "--display text" in display.problem
+    assert "wiring" not in display.problem
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors and all(r.exc_info is None for r in errors)

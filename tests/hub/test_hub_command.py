@@ -196,3 +196,25 @@ def test_a_url_pyserial_cannot_open_is_said_at_once_not_retried(capsys, action):
     assert main(["hub", *action, "--url", "nonsense://x"]) == 2
     err = capsys.readouterr().err
     assert "--url 'nonsense://x': pyserial has no nonsense:// ports" in err and "socket://" in err
+
+
+@pytest.mark.parametrize("url, needle", [
+    ("/etc/passwd", "that is a file, not a serial port"),
+    ("/tmp", "that is a folder, not a serial port"),
+])
+def test_a_path_that_cannot_be_a_hub_is_said_at_once(capsys, url, needle):
+    """Found by a newcomer: each waited the whole connect timeout (10 s) first."""
+    from coindrel.cli import main
+
+    assert main(["hub", "snapshot", "--url", url]) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_no_hub_at_the_default_name_says_how_it_gets_that_name(capsys, monkeypatch):
+    from coindrel.cli import main
+    from coindrel.sources import hub
+
+    monkeypatch.setattr(hub, "DEFAULT_URL", "/nonexistent/coindrel-hub")
+    assert main(["hub", "info"]) == 2
+    err = capsys.readouterr().err
+    assert "no hub at /nonexistent/coindrel-hub" in err and "99-coindrel-hub.rules" in err and "--url" in err

@@ -51,7 +51,17 @@ def test_flip_speed_separates_coins_from_hands():
     assert tm.flip_limit == 0.12
     for i in range(2):
         tm.learn(drop_at(10.0 * i, 0.2))
-    assert tm.flip_limit == pytest.approx(0.1)  # never below what separates a rocker (<= 70 ms) from a hand (>= 150 ms)
+    # 20 ms flips learned: a flip well past that (2.5x) is a hand's; never below 50 ms
+    assert tm.flip_limit == pytest.approx(0.05)
+    slow = Timing(min_samples=2)
+    for i in range(2):
+        slow.learn(obs([EntryEvent(10.0 * i, 0), SwitchEvent(10.0 * i + 0.05, "R1S1", "mid"),
+                        SwitchEvent(10.0 * i + 0.09, "R1S1", "R"), ExitEvent(10.0 * i + 0.3, 1)]))
+    assert slow.flip_limit == pytest.approx(0.1)  # 40 ms rockers here
+    for i in range(2, 4):
+        slow.learn(obs([EntryEvent(10.0 * i, 0), SwitchEvent(10.0 * i + 0.05, "R1S1", "mid"),
+                        SwitchEvent(10.0 * i + 0.12, "R1S1", "R"), ExitEvent(10.0 * i + 0.3, 1)]))
+    assert slow.flip_limit == pytest.approx(0.15)  # and never above what a hand takes at the least
 
 
 def test_save_and_restore():

@@ -45,6 +45,8 @@ def test_a_good_configuration_passes_and_the_check_creates_nothing(tmp_path, cap
     code, out, err, path = check(tmp_path, capsys, GOOD)
     assert code == 0, err
     assert f"{path}: OK" in out and "source virtual" in out and "(writable)" in out
+    # the file has [display] and no [inputs]: the check said "[inputs] configured" all the same
+    assert "[display] configured" in out and "[inputs] defaults (no such table in the file)" in out
     assert not (tmp_path / "state").exists()  # the state directory was tried, then removed again
 
 

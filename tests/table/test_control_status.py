@@ -69,3 +69,29 @@ def test_status_while_the_players_correct_a_score_says_how():
     assert a["screen"] == "correct" and a["drop"] == 1 and "hold is done" in a["answer"]
     st = {"link": {"up": True, "detail": ""}, "round": None, "mode": "correct", "asking": a}
     assert "the players count its coins" in human(st)
+
+
+def test_status_says_which_answer_is_marked_and_what_the_restore_screen_lists():
+    """Found by a newcomer: on a mismatch a remote user could not see which
+    answer select would choose ("right reads on page by page" meant counting
+    pages blind), and after choosing Undo the restore screen had "asking" and
+    "message" both null: nothing said what to put back."""
+    from .flowkit import make_flow, report_for, started
+
+    flow = make_flow(clock="off")
+    m = started(flow)
+    finding = type("F", (), {"say": "R1S4 should have flipped, but did not."})()
+    flow.on_entry(3, 1.0)
+    flow.on_report(report_for(m, 3, 1, verdict="mismatch", seen=(), diagnosis=[finding]), 1.5)
+    a = control.asking(flow)
+    assert a["page"] == 1 and a["pages"] >= 2 and a["marked"] is None  # still on the words
+    flow.on_action("select", 2.0)  # a press on the words goes to the answers
+    a = control.asking(flow)
+    assert a["page"] == a["pages"] and a["marked"] == a["answers"][0]
+    while control.asking(flow)["marked"] != "Undo last drop":
+        flow.on_action("next", 2.1)
+    flow.on_action("select", 2.2)
+    assert flow.mode == "restore" and flow.restore  # drop 1 flipped a switch: it goes back by hand
+    a = control.asking(flow)
+    assert a["screen"] == "restore" and a["title"] == "Put the board back"
+    assert a["facts"] == [step.text for step in flow.restore] and "press select" in a["answer"]

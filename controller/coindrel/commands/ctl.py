@@ -109,8 +109,13 @@ def human(st: dict) -> str:
     if a:
         what = {True: "the board did not do what the engine predicted", None: "the players count its coins",
                 False: "the board did what the engine predicted, but the table flags it"}[a.get("board_mismatch")]
+        if a.get("screen") in ("restore", "check-pads"):
+            what = a.get("title", "").lower()
         lines.append(f"Waiting for an answer about drop {a.get('drop')} ({what}):")
         lines += [f"  {x}" for x in (*a.get("facts", ()), *a.get("findings", ()))]
+        if a.get("pages"):
+            marked = f"; select now chooses \"{a['marked']}\"" if a.get("marked") else ""
+            lines.append(f"  page {a.get('page')} of {a['pages']}{marked}")
         lines.append(f"  {a.get('answer')}")
     for f in st.get("faults") or []:
         lines.append(f"Fault: {f.get('say') or f}")

@@ -46,7 +46,9 @@ def check(settings) -> int:
     c = settings.control
     print(f"  control socket: {c.socket or 'the service RuntimeDirectory (control.sock)' if c.enabled else 'none'}")
     for name in ("display", "inputs", "outputs"):
-        print(f"  [{name}] {'configured' if settings[name] is not None else 'not configured'}")
+        state = ("configured" if name in settings.given else "defaults (no such table in the file)") \
+            if settings[name] is not None else "not available (its package is not installed)"
+        print(f"  [{name}] {state}")
     print(f"  board sources installed: {', '.join(backend_names())}")
     for line in backend(b.source).probe(b.backend):
         print(f"  note: {line}")

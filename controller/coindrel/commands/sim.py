@@ -69,7 +69,10 @@ def run(args) -> int:
     if args.display is None:
         import shutil
 
-        cols, rows = shutil.get_terminal_size((0, 0))
+        try:  # the terminal itself: $COLUMNS may say 200 of a pty that has no size at all
+            cols, rows = os.get_terminal_size(sys.stdout.fileno())
+        except (OSError, ValueError):
+            cols, rows = shutil.get_terminal_size((0, 0))
         # the emulated OLED needs a real terminal of some size; otherwise print status lines
         args.display = "asciiblock" if sys.stdout.isatty() and cols >= 64 and rows >= 20 else "text"
     names = tuple(n.strip() for n in args.names.split(","))

@@ -12,6 +12,7 @@ are 0-based, the words 1-based.
 
 from __future__ import annotations
 
+from ..engine.catalog import EVENTS_LOST
 from .views import DiagnosisView
 
 MISMATCH_OPTIONS = ("Board is right", "Correct score", "Undo last drop")
@@ -119,13 +120,19 @@ def seen_text(ev) -> str:
     return kind or "the board"
 
 
+# events_lost's sentence speaks of "this drop"; on the Not a drop screen no drop was falling
+_LOST_OUTSIDE = "The hub link lost events, so what moved cannot be checked; the board's positions were re-read."
+
+
 def stray_view(report, facts: tuple[str, ...] = (), options=NOTICE_OPTIONS) -> DiagnosisView:
     """A coin (or a hand) while no drop was falling: what was seen, ``facts``
     (e.g. that the match is over), and why."""
     seen = [seen_text(e) for e in getattr(report, "events", ())]
     more = f" and {len(seen) - 4} more" if len(seen) > 4 else ""
     fact = f"Seen: {', '.join(seen[:4]) or 'the board'}{more}, while no drop was falling."
-    found = said(getattr(report, "diagnosis", ())) or ("A hand in the board, or a coin put in an exit.",)
+    found = tuple(_LOST_OUTSIDE if getattr(getattr(f, "fault", f), "name", None) == EVENTS_LOST else text
+                  for f, text in zip(getattr(report, "diagnosis", ()), said(getattr(report, "diagnosis", ()))))
+    found = found or ("A hand in the board, or a coin put in an exit.",)
     return DiagnosisView(title="Not a drop", findings=found, options=tuple(options), facts=(fact,) + tuple(facts))
 
 

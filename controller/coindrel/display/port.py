@@ -30,6 +30,7 @@ from typing import Callable
 
 from PIL import Image
 
+from .device import EMULATORS
 from .render import render
 
 log = logging.getLogger("coindrel.display")
@@ -48,6 +49,11 @@ def explain(where: str, error: BaseException) -> str:
         return f"{where}: no SPI device ({text}); enable SPI (sudo raspi-config) or set [display] port"
     if kind == "DevicePermissionError" or isinstance(error, PermissionError):
         return f"{where}: permission denied ({text}); add the service's user to the i2c/spi and gpio groups"
+    if where.split()[0] in EMULATORS:  # a picture in a terminal or a file, not a panel on a bus
+        if "height and width" in text:
+            return (f"{where}: the terminal has no size ({text}); run it in a terminal window, "
+                    "or choose --display text")
+        return f"{where} could not draw ({kind}: {text}); choose --display text, or another emulator"
     return f"{where} is not answering ({kind}: {text}); check its wiring, power and address"
 
 
@@ -298,8 +304,9 @@ class Display:
         if first:
             if isinstance(error, self._errors):
                 log.warning("%s; retrying every %g s up to %g s", self.problem, self.retry_every, self.retry_max)
-            else:
-                log.error("%s", self.problem, exc_info=error)
+            else:  # the person reads the problem; the traceback is for whoever debugs with -v
+                log.error("%s", self.problem)
+                log.debug("%s failed", self.where, exc_info=error)
         else:
             log.debug("%s still not answering: %s", self.where, error)
         self._retry_wait = min(self.retry_max, self._retry_wait * 2)

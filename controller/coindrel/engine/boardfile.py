@@ -182,7 +182,7 @@ def _read_board_file(p: str) -> str:
 
 def load_geometry(path: str | os.PathLike) -> Geometry:
     """Load and validate a board file; errors name the file and the bad part."""
-    import json  # here, not at the top: importing the engine stays light (issue 15)
+    import json
 
     from ..nesting import loads_json
 

@@ -28,8 +28,32 @@ def _source(args):
     if scheme is not None and scheme not in URL_SCHEMES:  # as [board.hub] url: said now, not retried for ever
         raise EngineError(f"--url {url!r}: pyserial has no {scheme}:// ports; give a device such as "
                           f"{DEFAULT_URL}, or one of {', '.join(s + '://' for s in URL_SCHEMES)}")
+    if scheme is None:
+        _check_port_path(url, given=args.url is not None or args.action == "monitor")  # monitor waits for a plug
     cm = load_channel_map(args.map)
     return HubSource(url, cm, reconnect_delay=0.5), cm
+
+
+def _check_port_path(path: str, given: bool) -> None:
+    """A device path that cannot be a hub is said at once, not after waiting
+    CONNECT_TIMEOUT for it (a missing one is waited for only when named: it
+    may be being plugged in)."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if given:
+            return
+        raise EngineError(f"no hub at {path}: plug the hub in (the udev rule systemd/99-coindrel-hub.rules "
+                          "gives it this name), or name its port with --url, e.g. --url /dev/ttyACM0") from None
+    except OSError as e:
+        raise EngineError(f"--url {path}: {e.strerror}; give the hub's serial port, e.g. /dev/ttyACM0") from None
+    if not stat.S_ISCHR(mode):
+        what = "a folder" if stat.S_ISDIR(mode) else "a file" if stat.S_ISREG(mode) else "not a character device"
+        raise EngineError(f"--url {path}: that is {what}, not a serial port; give the hub's port, "
+                          "e.g. /dev/ttyACM0 or /dev/coindrel-hub")
 
 
 async def _connected(src) -> None:

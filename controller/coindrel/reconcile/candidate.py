@@ -13,7 +13,7 @@ from ..engine.core import COIN, HOLE, PAD_R
 
 @dataclass(frozen=True, eq=False)
 class Move:
-    kind: str  # stuck slip chute add remove pad fix entry entry+rest unchatter hand hand_after (stray: cleared)
+    kind: str  # stuck slip chute add remove pad fix entry entry+rest unchatter hand hand_after hand_at (stray: cleared)
     s: int = -1  # switch (or entry for entry moves)
     side: int = -1
     fault: object = None  # what a person is told (None: the derivation names it)

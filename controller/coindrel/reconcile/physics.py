@@ -88,6 +88,22 @@ class Physics:
         es = self._entry_starts
         return [es[e] for e in entries]
 
+    def run_between(self, codes: bytearray, starts, tipped, table, between) -> Trace:
+        """The coins from ``starts`` with hands between them: ``between`` is
+        ``(switch, k)``, a hand moved it after the first k coins went in (a coin
+        on its pad tips out its old side), then the later coins fell."""
+        outs = self.geometry.outs
+        trace, k0 = None, 0
+        for s, k in sorted(between, key=lambda x: x[1]):
+            part = self.run(codes, list(starts[k0:k]) + (tipped if trace is None else []), table)
+            trace = part if trace is None else trace.merged(part)
+            old, coin = codes[s] & PAD_R, codes[s] & COIN
+            codes[s] = 1 - old
+            if coin:
+                trace = trace.merged(self.run(codes, [outs[s][old]], table))
+            k0 = k
+        return trace.merged(self.run(codes, list(starts[k0:]), table))
+
     def run(self, codes: bytearray, starts, table) -> Trace:
         """Process coins from switch numbers ``starts`` to rest; mutates ``codes``."""
         n, swallow = self.n, self.swallow

@@ -30,7 +30,7 @@ from .observed import SIDES, Observed, Sensors, observe_events
 from .physics import Physics
 from .report import DropReport, drop_times
 from .revise import Reviser, Revision
-from .reporting import drop_reports, fallback_codes, plain_reports, stray_report, unseen_drop_report
+from .reporting import carried, drop_reports, fallback_codes, plain_reports, stray_report, unseen_drop_report
 from .search import Search
 from .sensors import derive
 from .stray import explain_stray, unseen_drop
@@ -59,6 +59,8 @@ def initial_readings(state: BoardState) -> list[str]:
 class Reconciler:
     # Report-only catalog rows: the step that reports them.
     REPORTS = {catalog.EVENTS_LOST: "_lost", catalog.UNEXPLAINED: "_unexplained"}
+    _tail: Group | None = None  # (class defaults: a checkpoint from before they existed has neither)
+    _tail_until: float | None = None
 
     def __init__(
         self,
@@ -108,6 +110,11 @@ class Reconciler:
         # or the players say the pads are right.
         self.unsure: set[int] = set()
         self.away = False  # the link is down: the board is not seen (``poll``)
+        # A coin still falling when the board was set anew (a new match, the
+        # pads cleared by hand under it): the group its remaining events make
+        # (``_tail``, until ``_tail_until``) is that coin's, not a hand's.
+        self._tail = None
+        self._tail_until = None
 
     # -- the live API --------------------------------------------------------------
 
@@ -140,12 +147,16 @@ class Reconciler:
             # falling two rows down an edge lane, or waiting for a busy rocker),
             # the new coin joins it: coins in flight together are one cascade.
             or (isinstance(ev, EntryEvent) and ((not group.is_drop and not group.in_transit(ev.t))
-                                               or (group.complete() and ev.t - group.last_t > self.timing.quiet)))
+                                               or (group.complete() and ev.t - group.last_t > self.timing.quiet)
+                                               or group is self._tail))  # a coin of the new board's own
         ):
             self._close()
             group = None
         if group is None:
             self._group = Group(ev, self.readings, self.switch_index, self._expect())
+            if self._tail_until is not None and not isinstance(ev, EntryEvent) and ev.t <= self._tail_until:
+                self._tail = self._group
+            self._tail_until = None
             if self._lost_at is not None and ev.t - self._lost_at <= self.timing.patience:
                 self._group.lost += 1
             self._lost_at = None
@@ -232,12 +243,18 @@ class Reconciler:
         ``keep_open``: a drop falling now is a drop of the same match (the
         players answered about the last one while the next coin fell): its
         events are grouped again against the new belief, never thrown away;
-        otherwise (a new match) what is open is let go."""
+        otherwise (a new match) what is open is a coin from before it: its
+        line flags nothing and no fault is drawn from it."""
         group = None
         if keep_open:  # (and the reports made and not yet polled stay for the poll)
             group, self._group = self._group, None
+            carried, self._tail = group is not None and group is self._tail, None
         else:
-            self.flush()
+            # A coin still falling now fell before the new board: its cascade,
+            # cut by the reset, is checked against neither belief (the pads it
+            # meets were just cleared under it), nor taken for a hand or a
+            # faulty hall (``_carried``; tests/reconcile/test_carried.py).
+            self._tail, self._tail_until, self._out = self._group, None, []
         self._set_belief(state, keep_faults, halls_right)
         if group is not None:
             # a board read while the coin fell has the rockers it already moved on their new side:
@@ -251,6 +268,8 @@ class Reconciler:
                 self.feed(ev)
             if self._group is not None:
                 self._group.lost = max(self._group.lost, group.lost)
+                if carried:
+                    self._tail = self._group
 
     def _set_belief(self, state: BoardState, keep_faults: bool, halls_right: bool) -> None:
         if halls_right and keep_faults:
@@ -260,6 +279,13 @@ class Reconciler:
         if halls_right:
             faults = frozenset(f for f in faults if f.name != catalog.HALL_FAULT)
         self.worlds = [World(self.geometry, state.codes, faults)]
+
+    def still_falling(self, last_t: float) -> None:
+        """A coin this reconciler never saw go in (it fell before the board
+        was set, last heard of at board time ``last_t``) may still be falling:
+        its remaining events are that coin's (``_carried``)."""
+        until = last_t + self.timing.patience
+        self._tail_until = until if self._tail_until is None else max(self._tail_until, until)
 
     def pads_known(self) -> None:
         """The players checked the pads (or set up a new match): the belief's
@@ -282,7 +308,11 @@ class Reconciler:
             return
         started, cpu = time.perf_counter(), time.thread_time()
         work0 = self.evaluations
-        reports = self._lost(obs, group.lost) if group.lost else self._reconcile(obs)
+        if group is self._tail:
+            self._tail = None
+            reports = self._carried(obs)
+        else:
+            reports = self._lost(obs, group.lost) if group.lost else self._reconcile(obs)
         ms = (time.perf_counter() - started) * 1000.0
         cpu_ms = (time.thread_time() - cpu) * 1000.0
         work = self.evaluations - work0
@@ -375,7 +405,7 @@ class Reconciler:
         """Coins of the best explanation met these switches, so their pad
         sides are confirmed; a hand (or a hall alone) makes them hearsay again."""
         for m in best.moves:
-            if m.kind in ("hand", "hand_after", "pad"):
+            if m.kind in ("hand", "hand_after", "hand_at", "pad"):
                 self.proven.discard(m.s)
         for f in best.derivation.new:
             if f.name in (catalog.HALL_FAULT, catalog.SWITCH_UNSEATED):
@@ -410,6 +440,11 @@ class Reconciler:
                 self.drops += 1
                 return [unseen_drop_report(self.physics, obs, prev.codes, entry, trace, finding, self.drops, codes)]
         return self._plain(obs, prev, finding)
+
+    def _carried(self, obs) -> list[DropReport]:
+        """The rest of a coin that was falling when the board was set anew."""
+        self.worlds, report = carried(self.physics, obs, self.worlds, self.sensors.halls)
+        return [report]
 
     def _unexplained(self, obs, prev) -> list[DropReport]:
         return self._plain(obs, prev, Finding(Unexplained(True) if self.unsure else UNEXPLAINED.fault, 1.0))

@@ -40,6 +40,7 @@ class DropReport:
     # resting at once ends long before a next coin grouped with it (a wrong belief kept the group open)
     t_last: float = 0.0
     alternatives: list = field(default_factory=list)  # (name, where) sets of the simplest explanations found
+    carried: bool = False  # the rest of a coin that fell before the board was set anew (a new match): not checked
 
     @property
     def ok(self) -> bool:
@@ -63,6 +64,8 @@ class DropReport:
             d["t_last"] = round(self.t_last, 4)  # and of this drop's own cascade, when that ended before
         if self.drop is None:
             d["events"] = [event_to_json(e) for e in self.events]
+        if self.carried:
+            d["carried"] = True
         return d
 
 
@@ -124,7 +127,15 @@ def split(physics, cand, order: list[int]):
         row = physics.row(s, True, s in cand.slips, (s, 0) in cand.jams, (s, 1) in cand.jams)
         passes = [0]
     out = []
-    for e in order:
+    # a hand that moved a rocker between the coins (search's ``hand_at``): after the first k
+    hands = sorted((m.side, m.s) for m in cand.moves if m.kind == "hand_at")
+    for i, e in enumerate(order):
+        while hands and hands[0][0] <= i:
+            s = hands.pop(0)[1]
+            old, coin = codes[s] & PAD_R, codes[s] & COIN
+            codes[s] = 1 - old
+            if coin:  # the coin it tipped falls on (no drop's: a hand's)
+                physics.run(codes, [physics.geometry.outs[s][old]], table)
         before = bytes(codes)
         if sticky:
             trace = physics.run_sticky(codes, physics.starts([e]), table, s, row, sticky[1], passes)

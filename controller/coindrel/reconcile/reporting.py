@@ -123,6 +123,23 @@ def stray_report(physics, obs, best, found, ok: bool, ranked, final_codes: bytes
     )
 
 
+def carried(physics, obs, worlds: list, halls: bool = True):
+    """The rest of a coin that was falling when the board was set anew
+    (``Reconciler.reset``, ``still_falling``): no fault is drawn from it (what
+    it met had changed under it); the rockers are believed where the trusted
+    halls read them. ``(worlds, report)``: its line is no drop, flags nothing."""
+    from .world import with_sides
+
+    bad = worlds[0].index.halls
+    sides = {s: obs.settled_final(s) for s in obs.active if halls and s not in bad}
+    sides = {s: side for s, side in sides.items() if side is not None}
+    if sides:
+        worlds = [with_sides(w, sides) for w in worlds]
+    return worlds, DropReport(None, None, False, obs.t0, observed_exits=tuple(sorted(x for _, x in obs.exits)),
+                              observed_flips=obs.flips_json(physics.geometry.labels), verdict="ok", diagnosis=[],
+                              state=rows(physics.geometry, worlds[0].codes), events=list(obs.events), carried=True)
+
+
 def fallback_codes(physics, obs, world, halls: bool = True) -> bytes:
     """The belief when a group cannot be checked: the engine's prediction with
     every trusted hall's final side taken over. That is every hall, not only

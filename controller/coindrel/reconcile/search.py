@@ -46,6 +46,7 @@ TWO_COINS_AT_ONCE = math.log(1e-4)  # a coin no beam saw, together with one the 
 DOUBLE = math.log(2e-3)
 ANOTHER_COIN = math.log(0.3)
 SILENT_DROP = math.log(0.3)
+SOME_MISSED = math.log(INTERMITTENT)  # a beam that saw this drop's coin and missed an earlier one
 HAND_IN_DROP = math.log(0.3)  # hands in the board are rarer while coins fall
 QUICK_HAND = math.log(0.001)  # a rocker over as fast as a coin flips it, by hand
 # A pivot that sticks on some coins and not others (rules.md's stuck rocker,
@@ -78,7 +79,7 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "cleared")
+MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "hand_at", "cleared")
 
 
 class Search:
@@ -125,6 +126,7 @@ class Search:
         hand: dict = {}
         tipped: list = []  # coins a hand tipped off before the drop's coins came
         after: list = []  # switches a hand moved after the coins had passed
+        between: list = []  # (switch, k): a hand moved it after the first k coins went in, before the others
         sticky = None
         for m in moves:
             cost += m.cost
@@ -176,13 +178,20 @@ class Search:
             elif k == "hand_after":
                 after.append(s)
                 hand[s] = hand.get(s, 0) + 1
+            elif k == "hand_at":
+                between.append((s, m.side))
+                hand[s] = hand.get(s, 0) + 1
         for e, close in self.close_counts.items():
             if close and e in self.entries:
                 kept = close - (self.entries.count(e) - entries.count(e))
                 cost += max(0, kept) * DOUBLE
         codes0 = bytes(codes)
         table = self.physics.table(stuck, slips, jams)
-        if sticky is None:
+        if between:
+            if sticky is not None or entries[:len(self.entries)] != self.entries:
+                return None, None  # (a sticky pivot or a count taken back: not with a hand between coins)
+            trace = self.physics.run_between(codes, self.physics.starts(entries), tipped, table, between)
+        elif sticky is None:
             trace = self.physics.run(codes, self.physics.starts(entries) + tipped, table)
         else:
             s = sticky[0]
@@ -300,10 +309,12 @@ class Search:
                     out.append(Move("entry+rest", e, cost=SILENT_DROP))
                     if e in self.entries:
                         # The coin of this drop meets a coin an earlier drop left
-                        # there unseen: the beam that missed it misses coins.
+                        # there unseen: the beam that missed it misses coins. It
+                        # saw this one, so it misses some only (a dirty beam), as
+                        # against a coin put there by hand (issue 13).
                         known = e in world.index.dead_entries
                         out.append(Move("missed", e, fault=_fault(EntrySensorDead, e),
-                                        cost=SILENT_DROP + (0.0 if known else _LOG[catalog.ENTRY_SENSOR_DEAD])))
+                                        cost=SILENT_DROP + (0.0 if known else _LOG[catalog.ENTRY_SENSOR_DEAD] + SOME_MISSED)))
         # A rocker that went over slowly, as a hand moves it, during the drop;
         # or one that went over where no coin of this cascade came (a quick
         # hand, as unlikely as a hand that fast is).
@@ -321,8 +332,16 @@ class Search:
                     extra = QUICK_HAND
             if extra is not None:
                 label = labels[s]
-                out.append(Move("hand", s, fault=_fault(MovedByHand, label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra))
-                out.append(Move("hand_after", s, fault=_fault(MovedByHand, label), cost=_LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra))
+                cost = _LOG[catalog.MOVED_BY_HAND] + HAND_IN_DROP + extra
+                out.append(Move("hand", s, fault=_fault(MovedByHand, label), cost=cost))
+                out.append(Move("hand_after", s, fault=_fault(MovedByHand, label), cost=cost))
+                # or at the moment its slow flip began: after the coins that had
+                # gone in by then, before the later ones (overlapping turns)
+                times = [t for t, _ in self.obs.entries]
+                for t, d in zip(self.obs.flip_times.get(s, ()), spans):
+                    k = sum(1 for te in times if te < t - (d or 0.0))
+                    if d is not None and d >= self.flip_limit and 0 < k < len(times):
+                        out.append(Move("hand_at", s, k, fault=_fault(MovedByHand, label), cost=cost))
         if not any(m.kind == "unchatter" for m in base):
             # Tried first: one coin counted twice by its beam is one cheap cascade.
             for e in sorted(set(self.entries)):

@@ -19,6 +19,7 @@ from ..engine import EngineError
 
 
 PATIENCE_FLOOR = 1.2
+SLOWER = 2.5  # a flip this many times slower than any coin's here was a hand
 
 
 class Timing:
@@ -85,7 +86,10 @@ class Timing:
         coin, not moved by a hand (a person takes a good part of a second)."""
         if len(self.flips) < min(4, self.min_samples):
             return 0.12  # a rocker's whole travel takes 20-70 ms; a hand's 250 ms or more
-        return min(0.15, max(0.1, 1.5 * max(self.flips)))  # rockers take up to ~70 ms, hands 150 ms or more
+        # Rockers take up to ~70 ms, hands 150 ms or more; a flip well past
+        # the slowest this board's coins have made is no coin's (issue 13: a
+        # virtual board's rockers take 24 ms at most, a hand 70 ms or more).
+        return min(0.15, max(0.05, SLOWER * max(self.flips)))
 
     @property
     def flip_floor(self) -> float:

@@ -103,13 +103,36 @@ def asking(flow) -> dict | None:
     if flow.mode == "correct" and flow.match is not None:
         return {"screen": "correct", "drop": len(flow.match.results), "title": "Coins at each exit",
                 "board_mismatch": None, "findings": [], "facts": [], "answers": [], "answer": _CORRECTING}
+    if flow.mode in ("restore", "check-pads") and flow.match is not None:
+        # a person away from the panel reads what to do there (both were "asking": null)
+        if flow.mode == "restore":
+            steps = [step.text for step in flow.restore] or ["Board matches."]
+            title, answer = "Put the board back", "put each switch back as listed, then coindrel ctl press select"
+        else:
+            from .modes_pads import pads_text
+
+            steps, title = [pads_text(flow.match)], "Check the pads"
+            answer = "make the pads as the table says, then coindrel ctl press select (or drop the next coin)"
+        return {"screen": str(flow.mode), "drop": len(flow.match.results), "title": title, "board_mismatch": None,
+                "findings": [], "facts": steps, "answers": [], "answer": answer}
     if flow.mode != "mismatch" or d is None:
         return None
     findings, facts = list(getattr(d, "findings", ()) or ()), list(getattr(d, "facts", ()) or ())
-    return {"screen": str(flow.mode), "drop": getattr(d, "drop", None), "title": getattr(d, "title", ""),
-            "board_mismatch": bool(findings), "findings": findings, "facts": facts,
-            "answers": list(getattr(d, "options", ()) or ()),
-            "answer": _ANSWERING}
+    options = list(getattr(d, "options", ()) or ())
+    out = {"screen": str(flow.mode), "drop": getattr(d, "drop", None), "title": getattr(d, "title", ""),
+           "board_mismatch": bool(findings), "findings": findings, "facts": facts, "answers": options,
+           "answer": _ANSWERING}
+    try:  # where the screen is: which page, and the answer select would choose now
+        from .turns import pages
+
+        n = pages(d, flow.panel_size)
+        page = min(getattr(d, "page", 0), n - 1)
+        on_answers = len(options) <= 1 or page == n - 1
+        out.update(page=page + 1, pages=n,
+                   marked=options[getattr(d, "selected", 0)] if on_answers and options else None)
+    except (AttributeError, IndexError, TypeError, ValueError):
+        pass  # a screen of another shape: the answers above still say what to press
+    return out
 
 
 def handle(table, request) -> dict:

@@ -32,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from ..engine import BoardState, EngineError, Match
+from ..events import StatusEvent
 from ..limits import SMALL, read_limited
 from ..reconcile import Reconciler
 from .journal import write_durably
@@ -104,7 +105,11 @@ class DiagnosisMixin:
 
     def _diagnose(self, ev) -> None:
         if self.reconciler is None or self.flow.match is None:
-            return  # outside a match, board events go to no drop and score nothing
+            # outside a match, board events go to no drop and score nothing; the
+            # last one's time tells a new match a coin may still be falling
+            if not isinstance(ev, StatusEvent):
+                self.unfed_t = ev.t
+            return
         if self._diag is not None:
             self._diag.feed(ev)
         else:
@@ -173,14 +178,16 @@ class DiagnosisMixin:
         # within a match (an answer, an undo put back, a coin lost) a coin falling now is the next drop:
         # its events are kept; a new match lets go of what fell before it
         keep_open = not pads_checked
+        # a coin the reconciler never saw go in (it fell before the match) may still be falling
+        falling, self.unfed_t = (getattr(self, "unfed_t", None) if pads_checked else None), None
         if self._diag is not None:
             self._diag.reset(board, halls_right=halls_right, keep_open=keep_open)
             if pads_checked:
-                self._diag.call(_pads_known)
+                self._diag.call(_PadsKnown(falling))
         else:
             self.reconciler.reset(board, halls_right=halls_right, keep_open=keep_open)
             if pads_checked:
-                self.reconciler.pads_known()
+                _PadsKnown(falling)(self.reconciler)
 
     def _expect(self, expecting: bool) -> None:
         if self._diag is not None:
@@ -288,8 +295,17 @@ def _health_faults(rec: Reconciler) -> list:
     return rec.health().faults
 
 
-def _pads_known(rec: Reconciler) -> None:
-    rec.pads_known()
+class _PadsKnown:
+    """The players set up a new match: the pads are known; a coin that fell
+    before it (last seen at board time ``falling``) may still be falling."""
+
+    def __init__(self, falling: float | None = None):
+        self.falling = falling
+
+    def __call__(self, rec: Reconciler) -> None:
+        rec.pads_known()
+        if self.falling is not None:
+            rec.still_falling(self.falling)
 
 
 def _learned_timing(rec: Reconciler):

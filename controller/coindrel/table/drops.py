@@ -58,6 +58,13 @@ class DropInputs:
             return
         if report.drop is None and self.mode is Mode.RESTORE:
             return  # hands putting the board back, as the table asked
+        if report.drop is None and getattr(report, "carried", False):
+            # the rest of a coin that fell before this match began: the belief follows, no alarm
+            if m is not None and not m.over and report.state:
+                belief = BoardState.parse(report.state, self.geometry)
+                if belief.codes != m.board.codes:
+                    m.set_board(belief, "changed outside a drop", now)
+            return
         if report.drop is None or m is None or m.over:
             over = ("The match is over: it scores nothing.",) if m is not None and m.over else ()
             self._note(stray_view(report, facts=over), now)

@@ -97,6 +97,7 @@ class Settings:
     board: BoardSettings | None = None
     sections: Mapping[str, Any] = field(default_factory=dict)  # plugin tables by name; None if absent and unowned
     control: ControlSettings = ControlSettings()
+    given: frozenset[str] = frozenset()  # the tables the file has (the others are defaults)
 
     def __getitem__(self, name: str) -> Any:
         own = {"storage": self.storage, "match": self.match, "board": self.board, "control": self.control}
@@ -146,7 +147,8 @@ def parse_settings(data: dict, source: str = "config", base: Path | None = None)
             continue
         sections[name] = _run(name, parse, Section(name, data.get(name), source))
     _check_pins([board.backend, *sections.values()], source)
-    return Settings(source, storage, match, board, sections, control)
+    return Settings(source, storage, match, board, sections, control,
+                    frozenset(k for k, v in data.items() if isinstance(v, dict)))
 
 
 def _check_pins(values: list, source: str) -> None:
