@@ -18,7 +18,7 @@ def _timed(turns: list[dict], verdicts: list[dict]) -> list[tuple]:
     players corrected keeps the corrected exits, and is flagged)."""
     out, j = [], 0
     for t in turns:
-        entry, exits = t["entry"] + 1, sorted(x + 1 for x in t["exits"])
+        entry, exits = t["entry"], sorted(t["exits"])  # coindrel history --json counts them from 1
         k = next((i for i in range(j, len(verdicts)) if verdicts[i].get("entry") == entry), None)
         if k is None:
             out.append((None, entry, exits, False))

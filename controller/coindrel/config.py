@@ -26,6 +26,28 @@ _BCM_NAME = re.compile(r"^(?:GPIO|BCM)?(\d+)$", re.IGNORECASE)
 _HEADER_NAME = re.compile(r"^(?:BOARD|J8:|P1:)(\d+)$", re.IGNORECASE)
 
 
+def spelled(v) -> str:
+    """A value as the configuration spells it (TOML: ``true``, ``"text"``,
+    ``[1, 2]``), for messages that quote what the file says (Python's
+    ``True`` or ``'text'`` is not what anyone wrote)."""
+    import json
+    import math
+
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, float):
+        return ("inf" if v > 0 else "-inf") if math.isinf(v) else "nan" if math.isnan(v) else repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(spelled(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k} = {spelled(x)}" for k, x in v.items()) + "}"
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    return str(v)
+
+
 def _num(x) -> str:
     return f"{x:g}" if isinstance(x, float) else str(x)
 
@@ -71,11 +93,11 @@ class Section:
             return None
         if not isinstance(v, str):
             example = f'{key} = "{default}"' if isinstance(default, str) and default else f'{key} = "..."'
-            self.fail(key, f"must be text in quotes, e.g. {example}, not {v!r}")
+            self.fail(key, f"must be text in quotes, e.g. {example}, not {spelled(v)}")
         if choices is not None:
             choices = list(choices)
             if v not in choices:
-                self.fail(key, f"{v!r} is not one of {', '.join(repr(c) for c in choices)}")
+                self.fail(key, f"{spelled(v)} is not one of {', '.join(spelled(c) for c in choices)}")
         return v
 
     def int(self, key: str, default: int | None = None, lo: int | None = None, hi: int | None = None) -> int | None:
@@ -83,7 +105,7 @@ class Section:
         if v is None:
             return None
         if not isinstance(v, int) or isinstance(v, bool):
-            self.fail(key, f"must be a whole number, not {v!r}")
+            self.fail(key, f"must be a whole number, not {spelled(v)}")
         if (lo is not None and v < lo) or (hi is not None and v > hi):
             self.fail(key, f"{v} is out of range; write a whole number {range_text(lo, hi)}")
         return v
@@ -93,7 +115,7 @@ class Section:
         if v is None:
             return None
         if not isinstance(v, (int, float)) or isinstance(v, bool):
-            self.fail(key, f"must be a number, not {v!r}")
+            self.fail(key, f"must be a number, not {spelled(v)}")
         if v != v or v in (float("inf"), float("-inf")):
             self.fail(key, f"{v} is not a usable number; write a number {range_text(lo, hi) if lo is not None or hi is not None else 'such as 1.5'}")
         if (lo is not None and v < lo) or (hi is not None and v > hi):
@@ -108,12 +130,12 @@ class Section:
         if value:
             folder = os.path.dirname(os.path.abspath(value))
             if os.path.isdir(value):
-                self.fail(key, f"{value!r} is a folder; write a file name in it, e.g. \"{os.path.join(value, 'out')}\"")
+                self.fail(key, f"{spelled(value)} is a folder; write a file name in it, e.g. \"{os.path.join(value, 'out')}\"")
             if not os.path.isdir(folder):
-                self.fail(key, f"{value!r}: the folder {folder} is not there; create it (mkdir -p {folder}) "
+                self.fail(key, f"{spelled(value)}: the folder {folder} is not there; create it (mkdir -p {folder}) "
                                "or choose another place")
             if not os.access(folder, os.W_OK | os.X_OK):
-                self.fail(key, f"{value!r}: cannot write in {folder} (permission denied); choose a folder "
+                self.fail(key, f"{spelled(value)}: cannot write in {folder} (permission denied); choose a folder "
                                "coindrel's user may write")
         return value
 
@@ -122,7 +144,7 @@ class Section:
         if v is None:
             return None
         if not isinstance(v, bool):
-            self.fail(key, f"must be true or false, not {v!r}")
+            self.fail(key, f"must be true or false, not {spelled(v)}")
         return v
 
     def list(self, key: str, default: list | None = None, length: int | None = None, item=None,
@@ -132,13 +154,13 @@ class Section:
         if v is None:
             return None
         if not isinstance(v, list):
-            self.fail(key, f"must be a list in [brackets], not {v!r}")
+            self.fail(key, f"must be a list in [brackets], not {spelled(v)}")
         if length is not None and len(v) != length:
             self.fail(key, f"must list {length} items, not {len(v)}")
         if item is not None:
             for i, x in enumerate(v):
                 if not item(x):
-                    self.fail(key, f"item {i + 1} ({x!r}) is not valid here" + (f"; each item is {expect}" if expect else ""))
+                    self.fail(key, f"item {i + 1} ({spelled(x)}) is not valid here" + (f"; each item is {expect}" if expect else ""))
         return v
 
     def pin(self, key: str, default=None, required: bool = False):
@@ -149,25 +171,25 @@ class Section:
                 self.fail(key, "is required: give the BCM pin number, e.g. 17")
             return None
         if isinstance(v, bool) or not isinstance(v, (int, str)):
-            self.fail(key, f"must be a BCM pin number like 17 or a name like \"GPIO17\", not {v!r}")
+            self.fail(key, f"must be a BCM pin number like 17 or a name like \"GPIO17\", not {spelled(v)}")
         if isinstance(v, int) and not 0 <= v <= 27:
             self.fail(key, f"GPIO{v} is not on the Pi's header; write a BCM number from 0 to 27")
         if isinstance(v, str):
             text = v.strip()
             bcm, header = _BCM_NAME.match(text), _HEADER_NAME.match(text)
             if bcm and not 0 <= int(bcm.group(1)) <= 27:
-                self.fail(key, f"{v!r} is not on the Pi's header; write a BCM number from 0 to 27, e.g. 17 or \"GPIO17\"")
+                self.fail(key, f"{spelled(v)} is not on the Pi's header; write a BCM number from 0 to 27, e.g. 17 or \"GPIO17\"")
             if header and int(header.group(1)) not in HEADER_GPIO:
-                self.fail(key, f"{v!r} is header pin {header.group(1)}, which is not a GPIO (power, ground or none); "
+                self.fail(key, f"{spelled(v)} is header pin {header.group(1)}, which is not a GPIO (power, ground or none); "
                                f"GPIO header pins are {', '.join(map(str, sorted(HEADER_GPIO)))}")
             if not (bcm or header):
-                self.fail(key, f"{v!r} is not a pin; write a BCM number like 17, or a name like \"GPIO17\" or \"BOARD11\"")
+                self.fail(key, f"{spelled(v)} is not a pin; write a BCM number like 17, or a name like \"GPIO17\" or \"BOARD11\"")
         return v
 
     def sub(self, key: str) -> "Section":
         v = self.get(key, {})
         if not isinstance(v, dict):
-            self.fail(key, f"must be a table, not {v!r}: write [{self.name}.{key}] on a line of its own, then its keys")
+            self.fail(key, f"must be a table, not {spelled(v)}: write [{self.name}.{key}] on a line of its own, then its keys")
         return Section(f"{self.name}.{key}", v, self.source)
 
     def check_unknown(self) -> None:

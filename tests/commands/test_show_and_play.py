@@ -45,6 +45,14 @@ def test_show_refuses_bad_input_clearly():
     assert r.returncode == 2 and "1..8" in r.stderr
 
 
+def test_show_names_the_text_the_user_gave():
+    # the parser tidies the rows; the message quoted 'etc/passwd' for /etc/passwd
+    r = coindrel("show", "/etc/passwd")
+    assert r.returncode == 2 and "'/etc/passwd' is a file name, not a board" in r.stderr and "Traceback" not in r.stderr
+    r = coindrel("show", "/LLLL/")
+    assert r.returncode == 2 and "board text '/LLLL/' has 1 row" in r.stderr
+
+
 def play_args(*argv):
     return build_parser().parse_args(["play", *argv])
 

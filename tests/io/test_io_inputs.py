@@ -145,7 +145,7 @@ def test_null_backend_takes_fed_actions_and_touches_no_pins(factory, clock):
     ({"select": 27, "down": 6, "pull_up": True, "active_high": True}, "active_high", "not both"),
     ({"select": 27, "down": 6, "hold": 1}, "unknown key", "hold"),
     ({"select": 40, "down": 6}, "select", "BCM number from 0 to 27"),
-    ({"select": 27, "down": 6, "backend": "usb"}, "backend", "'gpio'"),
+    ({"select": 27, "down": 6, "backend": "usb"}, "backend", '"gpio"'),
 ])
 def test_bad_sections_name_the_key(data, key, words):
     with pytest.raises(ConfigError) as e:
@@ -155,7 +155,7 @@ def test_bad_sections_name_the_key(data, key, words):
 
 def test_a_pin_gpiozero_refuses_is_a_clear_error(factory, clock):
     # (a pin off the header is refused by the config check already, before gpiozero sees it)
-    with pytest.raises(ConfigError, match=r"\[inputs\] select: 'GPIO99' is not on the Pi's header; write a BCM number"):
+    with pytest.raises(ConfigError, match=r"\[inputs\] select: \"GPIO99\" is not on the Pi's header; write a BCM number"):
         build(factory, clock, [], select="GPIO99", down=6)
     build(factory, clock, [], select=27, down=6).close()  # nothing was left half-built
 

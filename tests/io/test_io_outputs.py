@@ -252,7 +252,7 @@ def test_no_dropper_means_tell_the_player(factory):
     ({"kind": "servo", "pin": 18, "angles": [0] * 8, "gate": "solenoid"}, "gate_pin", "is required"),
     ({"kind": "servo", "pin": 18, "angles": [0] * 8, "min_pulse_width": 0.002, "max_pulse_width": 0.001},
      "max_pulse_width", "longer"),
-    ({"kind": "catapult"}, "kind", "'servo'"),
+    ({"kind": "catapult"}, "kind", '"servo"'),
     ({"pins": SOLENOIDS}, "kind", "would be ignored"),
 ])
 def test_bad_dropper_sections(data, key, words):

@@ -51,7 +51,7 @@ def test_a_good_configuration_passes_and_the_check_creates_nothing(tmp_path, cap
 
 
 @pytest.mark.parametrize("table, key, value, needles", [
-    ("inputs", "encoder_a", '"banana"', ["[inputs] encoder_a", "'banana' is not a pin", "BCM number like 17"]),
+    ("inputs", "encoder_a", '"banana"', ["[inputs] encoder_a", '"banana" is not a pin', "BCM number like 17"]),
     ("inputs", "select", '"GPIO40"', ["[inputs] select", "BCM number from 0 to 27"]),
     ("inputs", "select", '"BOARD6"', ["[inputs] select", "header pin 6", "not a GPIO"]),
     ("board.hub", "url", "5", ["[board.hub] url", "text in quotes", 'url = "/dev/coindrel-hub"']),

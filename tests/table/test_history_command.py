@@ -120,3 +120,27 @@ def test_a_state_directory_on_proc_is_named_as_such(capsys):
     code = main(["history", "--state-dir", "/proc"])
     err = capsys.readouterr().err
     assert code == 2 and "a file system the kernel makes up" in err and "Traceback" not in err
+
+
+def test_json_counts_from_1_and_names_the_winner_as_the_text_and_ctl_status_do(state, capsys):
+    d, matches = state
+    m = matches[1]
+    code, out, _ = run(capsys, "--state-dir", str(d), "--json", "last")
+    one = json.loads(out)
+    assert [t["entry"] for t in one["turns"]] == [r.entry + 1 for r in m.results]
+    assert [t["exits"] for t in one["turns"]] == [[x + 1 for x in r.exits] for r in m.results]
+    assert all(1 <= t["entry"] <= 8 and all(1 <= x <= 16 for x in t["exits"]) for t in one["turns"])
+    assert one["turns"][0]["turn"] == 1
+    from coindrel.table.simresult import winner_name
+
+    assert one["summary"]["winner"] == winner_name(m) and one["summary"]["winner"] in (*m.setup.players, "draw")
+    _, listed, _ = run(capsys, "--state-dir", str(d), "--json")
+    rows = json.loads(listed)
+    assert rows[1]["winner"] == winner_name(m)
+    assert rows[0]["winner"] is None, "in progress: nobody has won"
+    _, text, _ = run(capsys, "--state-dir", str(d), "last")
+    first = one["turns"][0]
+    row = next(line for line in text.splitlines() if line.startswith("   1  "))
+    cells = row.split()
+    assert cells[4].rstrip("*") == str(first["entry"]), (row, first)  # turn, time, round, name, entry
+    assert " ".join(map(str, first["exits"])) in row if first["exits"] else " - " in row

@@ -8,9 +8,11 @@ confirm, never scored as something else).
 A coin that changes nothing any sensor can see while the hub is down (it
 comes to rest on the first pad it meets: no rocker moves, no exit) can be
 known by no table; such a run is set aside, found from the board's own
-physics, never from what the table did. Resets here boot within 1 s (a
-Pico's reset): a longer boot right after a coin went in can outlast the
-drop's patience, and the drop is judged before the hub is back (known gap).
+physics, never from what the table did. A reset longer than the link's
+silence limit (1.5 s) reads as the link reports it: the hub disconnected,
+board time vouched for only up to its going quiet, then connected again
+(it was a known gap: the table showed nothing, judged the drop before the
+hub was back, and a player whose coin it did not react to dropped again).
 Everything runs on board time in one process, so nothing here depends on
 the machine's speed."""
 
@@ -134,6 +136,9 @@ def test_an_unplug_and_a_hub_reset_in_one_match_give_the_clean_match(tmp_path, c
     ((33.9, 2), (45, 3.0)),
     ((5, 1), (21, 1.5)),
     ((25.35, 3.59), (24.46, 0.87)),  # the coin that went in during the reset is cut again by the unplug
+    (None, (39.4, 4.0)),  # a long reset as a coin goes in: the player dropped again, the coin went to Bo
+    (None, (39.6, 6.0)),  # the coin in just before it: one coin scored as two drops, the second Bo's
+    (None, (6.6, 4.26)),
 ])
 def test_unplug_and_reset_combinations_give_the_clean_match(tmp_path, clean, unplug, reset):
     check(*play(tmp_path, unplug=unplug, reset=reset), clean)

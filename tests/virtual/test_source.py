@@ -59,6 +59,32 @@ def test_a_hub_restart_on_the_virtual_source_reads_like_the_link():
     assert states == ["connected", "resync"]  # a reset keeps the port: the link sees only the new hello
 
 
+def test_a_reset_longer_than_the_links_silence_reads_as_the_link_reports_it(tmp_path):
+    text = (SCENARIOS / "faults" / "hub-reset.toml").read_text().split("[expect]")[0]
+    scenario = tmp_path / "long-reset.toml"
+    scenario.write_text(text.replace("boot = 0.8", "boot = 3.0"))
+    clock = FakeClock()
+    src = make_source("virtual", {"scenario": str(scenario), "speed": 0}, clock=clock)
+    seen = []
+
+    async def watch():
+        await src.start()
+        while src.board.now < 7.0:
+            seen.append((src.board.now, src.board_time()))
+            await asyncio.sleep(0)
+        events = src.pending()
+        await src.close()
+        return events
+
+    events = asyncio.run(watch())
+    states = [(e.state, round(e.t, 2)) for e in events if e.kind == "status"]
+    # silent for 1.5 s: disconnected, stamped with the time the hub last vouched for; then back
+    assert [s for s, _ in states] == ["connected", "disconnected", "connected", "resync"], states
+    assert states[1][1] == 2.1 and states[2][1] == 5.1
+    quiet = [bt for now, bt in seen if 2.2 < now < 5.0]
+    assert quiet and max(quiet) <= 2.1 + 1e-9, "no board time vouched for while the hub has no power"
+
+
 def test_dropper_and_snapshot():
     async def go():
         clock = FakeClock()

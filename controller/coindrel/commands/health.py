@@ -24,16 +24,18 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..reconcile.offline import load, reconcile_log
+    from ..reconcile.offline import load, match_numbers, reconcile_log
     from .reconcile import sensors_from
 
     log = load(sys.stdin if args.log == "-" else args.log)
     for problem in log.problems:
         print(f"coindrel health: {args.log}: {problem}", file=sys.stderr)
     rec, reports = reconcile_log(log, sensors_from(args))
-    for _ in reports:
-        pass
+    done = list(reports)
     health = rec.health()
+    numbers = match_numbers(done, log.notes)  # a match's export (coindrel history --events) numbers its drops
+    if numbers is not None:
+        health = health.numbered_as_match(numbers, {r.drop: r.ok for r in done if r.drop is not None})
     if args.json:
         print(json.dumps(health.to_json()))
     else:

@@ -132,6 +132,26 @@ def print_match(detail, out) -> None:
             out.write(f"  {c.get('board')}  {c.get('why') or ''}\n")
 
 
+# The JSON is read by people and scripts alike: numbered as the text, the
+# README and ``ctl status`` number them (turns, entries and exits from 1), the
+# winner named ("draw", or null while nobody has won). The verdicts are
+# sensing.md section 4 lines as journalled (1-based already).
+
+def summary_json(s) -> dict:
+    d = s.to_json()
+    d["winner"] = s.winner_name or None
+    return d
+
+
+def turn_json(t: dict) -> dict:
+    d = dict(t)
+    d["entry"] = t["entry"] + 1
+    d["exits"] = [x + 1 for x in t["exits"]]
+    if t.get("forced_entry") is not None:
+        d["forced_entry"] = t["forced_entry"] + 1
+    return d
+
+
 def run(args) -> int:
     from ..table.history import list_matches, load_match
 
@@ -148,7 +168,7 @@ def run(args) -> int:
                 for line in detail.observation_log():
                     out.write(line + "\n")
             elif args.json:
-                json.dump({"summary": detail.summary.to_json(), "turns": detail.turns(),
+                json.dump({"summary": summary_json(detail.summary), "turns": [turn_json(t) for t in detail.turns()],
                            "corrections": detail.corrections(), "verdicts": detail.contents.verdicts,
                            "damaged": [loss.to_json() for loss in detail.contents.losses]}, out)
                 out.write("\n")
@@ -169,7 +189,7 @@ def run(args) -> int:
         if args.limit:
             summaries = summaries[: args.limit]
         if args.json:
-            json.dump([s.to_json() for s in summaries], out)
+            json.dump([summary_json(s) for s in summaries], out)
             out.write("\n")
         else:
             print_list(summaries, out)

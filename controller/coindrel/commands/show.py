@@ -34,6 +34,23 @@ def parse_entries(text: str, count: int = 8) -> list[int]:
     return entries
 
 
+def parse_board(text: str, geometry) -> BoardState:
+    """The board text as the user gave it; a message quotes it so (the
+    parser quoted its tidied rows: /etc/passwd came back as 'etc/passwd')."""
+    import os
+
+    try:
+        return BoardState.parse(text, geometry)
+    except EngineError as e:
+        board_like = set(text) <= set("LRlroO/ \n")
+        if os.path.exists(os.path.expanduser(text)) or (text.startswith(("/", "~", ".")) and not board_like):
+            raise EngineError(f"{text!r} is a file name, not a board: give the board itself, five rows of pads "
+                              "joined with '/', e.g. 'lLLLLLLL/loLLLoL/LLLLLLLL/LLoLoLL/LLLLLLLL' (rules.md "
+                              "section 9)") from None
+        tidied = "/".join(r.strip() for r in text.replace("\n", "/").strip().strip("/").split("/"))
+        raise EngineError(str(e).replace(repr(tidied), repr(text))) from None
+
+
 def parse_values(text: str) -> list[int]:
     try:
         values = [int(x) for x in text.split(",")]
@@ -48,7 +65,7 @@ def run(args) -> int:
     if args.png:
         check_png_path(args.png)
     g = geometry_by_name(args.geometry)
-    state = BoardState.parse(args.board, g)
+    state = parse_board(args.board, g)
     values = parse_values(args.values) if args.values else VALUES[args.round - 1]
     label = "values" if args.values else f"round {args.round}"
     outcome = None

@@ -135,6 +135,29 @@ class HealthReport:
     incidents: list = field(default_factory=list)
     timing: dict = field(default_factory=dict)
     cannot_check: list = field(default_factory=list)
+    extra: int = 0  # coins the match scored nothing for (a second coin in its turn): not among ``drops``
+
+    def numbered_as_match(self, numbers: dict, outcomes: dict) -> "HealthReport":
+        """This report with the match's drop numbers (``numbers``: the
+        reconciler's drop -> the match's, None for a coin that was no drop
+        of the match; ``outcomes``: the reconciler's drop -> ok). The
+        reconciler counts every coin it reconciled as a drop of its own."""
+        import dataclasses
+
+        extra = [n for n, m in numbers.items() if m is None]
+        ok_extra = sum(1 for n in extra if outcomes.get(n))
+
+        def renumber(f: dict) -> dict:
+            f = dict(f)
+            for key in ("first_drop", "last_drop"):
+                if f.get(key) is not None:
+                    f[key] = match_drop(numbers, f[key])
+            return f
+
+        return dataclasses.replace(self, drops=self.drops - len(extra), ok=self.ok - ok_extra,
+                                   mismatches=self.mismatches - (len(extra) - ok_extra), extra=self.extra + len(extra),
+                                   faults=[renumber(f) for f in self.faults],
+                                   incidents=[renumber(f) for f in self.incidents])
 
     @property
     def healthy(self) -> bool:
@@ -147,6 +170,7 @@ class HealthReport:
             "ok": self.ok,
             "mismatches": self.mismatches,
             "outside_drops": self.stray,
+            "extra_coins": self.extra,
             "unexplained": self.unexplained,
             "events_lost": self.lost,
             "faults": self.faults,
@@ -159,6 +183,7 @@ class HealthReport:
         lines = [
             f"{self.drops} drops reconciled: {self.ok} ok, {self.mismatches} mismatched"
             + (f"; {self.stray} event group(s) outside any drop" if self.stray else "")
+            + (f"; {self.extra} coin(s) that were no drop of the match (a second coin in a turn)" if self.extra else "")
             + (f"; {self.unexplained} unexplained" if self.unexplained else "")
             + (f"; {self.lost} with events lost on the link" if self.lost else "")
             + "."
@@ -183,3 +208,12 @@ class HealthReport:
             lines.append(f"Timing: a drop is over after {t.get('quiet_window')} s of quiet ({src}).")
         lines.extend(f"Cannot check: {c}" for c in self.cannot_check)
         return "\n".join(lines)
+
+
+def match_drop(numbers: dict, n: int) -> int | None:
+    """The match's number of the reconciler's drop ``n`` (``numbers``: its
+    map). A coin that was no drop of the match counts as the drop before it."""
+    if numbers.get(n) is not None:
+        return numbers[n]
+    before = [numbers[k] for k in numbers if k < n and numbers[k] is not None]
+    return max(before) if before else None

@@ -58,3 +58,33 @@ def replay(rec: Reconciler, events) -> Iterator[DropReport]:
 def reconcile_log(log: ObservationLog, sensors: Sensors | None = None) -> tuple[Reconciler, Iterator[DropReport]]:
     rec = reconciler_for(log, sensors)
     return rec, replay(rec, log.events)
+
+
+MATCH_SLACK = 0.01  # seconds: a verdict's time is journalled to 1e-4 s; the same drop offline starts within this
+
+
+def match_numbers(reports, notes) -> dict[int, int | None] | None:
+    """The match's number of each drop the reconciler numbered, from a
+    history export's drop notes (``{"note": "drop", "drop": N|null, "entry",
+    "t"}``): null for a coin that was no drop of the match (a second coin in
+    its turn). None when the log has no such notes (not a match's export)."""
+    marks = [n for n in notes if n.get("note") == "drop" and isinstance(n.get("t"), (int, float))
+             and (n.get("drop") is None or type(n.get("drop")) is int)]
+    if not marks:
+        return None
+    used: set[int] = set()
+    out: dict[int, int | None] = {}
+    for r in reports:
+        if r.drop is None or getattr(r, "revises", None) is not None:
+            continue
+        entry = None if r.entry is None else r.entry + 1
+        best = None
+        for i, n in enumerate(marks):
+            if i in used or abs(n["t"] - r.t) > MATCH_SLACK or (n.get("entry") is not None and n.get("entry") != entry):
+                continue
+            if best is None or abs(n["t"] - r.t) < abs(marks[best]["t"] - r.t):
+                best = i
+        if best is not None:
+            used.add(best)
+            out[r.drop] = marks[best]["drop"]
+    return out

@@ -32,6 +32,7 @@ from .flow import TableFlow
 from .history import list_matches
 from .journal import JournalError
 from .loop import IDLE, STEP, LoopMixin, TableDied
+from .questions import QuestionsMixin
 from .setupmenu import Choices
 from .source_link import SourceMixin
 from .status import status_text
@@ -41,7 +42,7 @@ log = logging.getLogger("coindrel.table")
 FALLING_PATIENCE = 8.0  # seconds with no drop report, no open group and the hub there: the coin's events were lost
 
 
-class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
+class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin):
     def __init__(
         self,
         geometry: Geometry,
@@ -260,6 +261,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
 
     def _after_flow(self) -> None:
         self._apply_effects()
+        self._note_questions()  # held: written with the drop, or with what the answer changes
         if self.journal is not None and self.journalled is not None:
             self._save(self.journal.sync_match, self.journalled)
             # after the drop's action: a kill between the two leaves a coin the next verdict taken in has
@@ -295,6 +297,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin):
         # or moved on to another by the time the daemon carries the effect out.
         match = self.journalled if self.journalled is not None else match
         if self.journal is not None and match is not None and self.failed is None:
+            self._note_questions()  # its last drop's question goes in before the end
             self._save(self.journal.sync_match, match)
             self.save_timing()
             if how == "finished":

@@ -89,6 +89,8 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.turn_end: float | None = None  # board time the last scored drop's cascade ended
         self.dropped_t = float("-inf")  # when the dropper last fired
         self.diagnosis = None  # the mismatch on screen (a DiagnosisView)
+        self.answers: list[dict] = []  # the players' answers to it, for the daemon to journal (questions.py)
+        self.answer_held: tuple | None = None  # "Correct score" chosen: the answer once the correction is done
         self.blamed_halls: frozenset[int] = frozenset()  # switches whose hall the last drop's diagnosis holds lying
         self.restore: list[HandStep] = []
         self.restore_coins: tuple[BoardState, BoardState] | None = None

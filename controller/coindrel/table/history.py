@@ -214,8 +214,40 @@ class MatchDetail:
                            extra={"match": self.summary.id})
         lines = [json.dumps(header.to_json())]
         evs = [r for r in self.contents.good() if r.kind == "ev"]
-        lines += [json.dumps(e) for e in continued(evs)]  # one board clock across hub sessions
+        events = continued(evs)  # one board clock across hub sessions
+        lines += [json.dumps(e) for e in events]
+        lines += [json.dumps(n) for n in self._drop_notes(evs, events)]
         return lines
+
+    def _drop_notes(self, evs, events) -> list[dict]:
+        """A note per drop the table reconciled: the match's number for it
+        (null: a coin that was no drop of the match, e.g. a second coin in
+        its turn), its entry and its board time on the log's clock. A
+        reader reconciling the log counts its own drops; ``coindrel health``
+        numbers them as the match did with these."""
+        shifts = [e["t"] - r.data["t"] for r, e in zip(evs, (e for e in events if not _session_note(e)))
+                  if isinstance(r.data.get("t"), (int, float))]
+        kept = {id(v) for v in self.contents.verdicts}
+        out, shift, k = [], 0.0, -1
+        for r in self.contents.good():
+            d = r.data if isinstance(r.data, dict) else {}
+            if r.kind == "ev":
+                k += 1
+                if k < len(shifts) and (isinstance(d.get("hub"), list) or shift == 0.0):
+                    shift = shifts[k]  # the session the events before the verdict belong to
+                continue
+            if r.kind != "verdict" or id(r.data) not in kept or d.get("revises") is not None or "drop" not in d:
+                continue
+            t = d.get("t")
+            if not isinstance(t, (int, float)) or isinstance(t, bool):
+                continue
+            out.append({"kind": "note", "note": "drop", "drop": d.get("drop"), "entry": d.get("entry"),
+                        "t": round(t + shift, 4)})
+        return out
+
+
+def _session_note(e: dict) -> bool:
+    return e.get("kind") == "note" and e.get("note") == "hub session"
 
 
 def find_match(state_dir: str | Path, ref: str) -> Path:

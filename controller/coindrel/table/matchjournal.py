@@ -18,19 +18,32 @@ class MatchJournal(Journal):
     match_id: str = ""
     started: float | None = None
     acts: int = 0  # how many of ``match.log``'s actions are in the journal
+    # records that must reach the disk in one write with the actions that follow
+    # them (a reopened match's note, the players' answer to a question): written
+    # by the next ``sync_match`` ahead of its actions, so a kill leaves both or neither
+    pending: list | None = None
+
+    def hold(self, kind: str, data) -> None:
+        """Write ``data`` with the next ``sync_match``, in the same write as
+        the actions it goes with."""
+        if self.pending is None:
+            self.pending = []
+        self.pending.append((kind, data))
 
     def sync_match(self, match: Match) -> int:
-        """Append the match's actions that are not saved yet and make them
-        (and any events before them) durable. Call it after every change to
-        the match and before anyone is shown the result. Returns how many
-        actions were written."""
+        """Append the match's actions that are not saved yet (after any held
+        records) and make them (and any events before them) durable. Call it
+        after every change to the match and before anyone is shown the
+        result. Returns how many actions were written."""
         log = match.log
         if len(log) < self.acts:
             raise JournalError(f"the match log has {len(log)} actions but {self.acts} are saved; "
                                "the journal and the match no longer belong together")
         new = log[self.acts:]
-        if new:
-            self.append_many([("act", a) for a in new])
+        held = self.pending or []
+        if new or held:
+            self.append_many(list(held) + [("act", a) for a in new])
+            self.pending = None
             self.acts += len(new)
         elif self.unsynced:
             self.sync()

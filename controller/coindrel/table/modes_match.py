@@ -166,6 +166,12 @@ class Mismatch(Screen):
             return
         flow.diagnosis = None
         answer = tuple(Answer)[chosen]
+        # the answer is journalled with what it changes (questions.py): a correction only once it is done
+        asked = d.drop if d is not None else None
+        if answer is Answer.CORRECT:
+            flow.answer_held = (asked, answer.value)
+        else:
+            flow.answered(asked, answer.value)
         if answer in (Answer.UNDO, Answer.CORRECT):
             flow.reopen_ended()  # the last drop of a filed match: its journal takes the change
         if answer is Answer.UNDO:
@@ -218,10 +224,12 @@ class Correct(Screen):
         if press in (NEXT, PREV):
             flow.selected = (flow.selected + (1 if press == NEXT else -1)) % (n + 2)
         elif press == BACK or (press == SELECT and flow.selected == n + 1):
+            flow.release_answer(cancelled=True)
             flow._resume("player", now)
             flow._go(Mode.TURN, now)
         elif press == HOLD_SELECT or (press == SELECT and flow.selected == n):
             flow._apply_correction(now)
+            flow.release_answer()
         elif press == SELECT:
             flow.correction[flow.selected] = (flow.correction[flow.selected] + 1) % COUNTS
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..config import ConfigError, Section
+from ..config import ConfigError, Section, spelled
 from ..engine import EngineError, Geometry, MatchSetup, Variants, geometry_by_name
 from ..engine.rounds import CLOCK_SETTINGS
 
@@ -95,12 +95,12 @@ class MatchDefaults:
 def _clock(sec: Section) -> tuple[float | None, str]:
     v = sec.get("clock", 60)
     if isinstance(v, bool) or not isinstance(v, (int, str)):
-        sec.fail("clock", f"must be 30, 60, 120, \"turbo\" or \"off\", not {v!r}")
+        sec.fail("clock", f"must be 30, 60, 120, \"turbo\" or \"off\", not {spelled(v)}")
     name = str(v).strip().lower()
     if name == CLOCK_OFF:
         return None, CLOCK_OFF
     if name not in CLOCK_SETTINGS:
-        sec.fail("clock", f"{v!r} is not a turn clock; write 30, 60 or 120 (seconds), \"turbo\" (5 s) or \"off\"")
+        sec.fail("clock", f"{spelled(v)} is not a turn clock; write 30, 60 or 120 (seconds), \"turbo\" (5 s) or \"off\"")
     return CLOCK_SETTINGS[name], name
 
 
@@ -153,7 +153,7 @@ def _seed(sec: Section) -> int | None:
     if v == "random":
         return None
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < SEED_LIMIT:
-        sec.fail("seed", f"must be \"random\" (a new seed every match) or a whole number 0..{SEED_LIMIT - 1}, not {v!r}")
+        sec.fail("seed", f"must be \"random\" (a new seed every match) or a whole number 0..{SEED_LIMIT - 1}, not {spelled(v)}")
     return v
 
 

@@ -50,6 +50,7 @@ class SourceMixin:
             log.warning("%s", message)
         self._restore_waiting()
         if recovery.match is None:
+            self._ask_filed_again()  # the match last filed may still wait for an answer
             return
         self.offset = recovery.time_offset(self._clock())
         self._last_now = recovery.last_t or self._last_now
@@ -58,6 +59,7 @@ class SourceMixin:
         if match.over:
             self.store.finish(self.journal, match)
             self.journal = self.journalled = None
+            self._ask_filed_again()
             return
         self.flow.begin(match, self.now(), resumed=True)
         self._apply_effects()
@@ -67,6 +69,7 @@ class SourceMixin:
                                for c in self.flow.coins_in))
         self.coins_saved = coins_note(self.flow)
         self._replay_open_drop(recovery.records)
+        self._ask_again(recovery.records, match)  # a question the players had not answered
         pos = last_hub_position(recovery.records)
         self.hub_last = pos  # what the journal holds (and the reconciler was fed) is never taken in again
         if pos is not None and hasattr(self.source, "resume_from"):

@@ -309,9 +309,13 @@ class MatchStore:
 
     def reopen(self, summary: MatchSummary) -> MatchJournal:
         """A match just filed as finished takes more: its last drop is undone
-        or corrected. Its journal moves back from the history and a note
-        says it was reopened (a later end files it again; a restart before
-        that resumes it as the match in progress)."""
+        or corrected. Its journal moves back from the history; the note that
+        says it was reopened is held (``MatchJournal.hold``) and written in one
+        write with the undo or the correction it is for. A kill between the
+        move and that write leaves the match as it was filed (``recover``
+        moves it back, and the question that led here is asked again,
+        ``questions``); one after it resumes the match in progress with the
+        change. A later end files it again."""
         self._need_lock()
         path = summary.path
         if path is None or not path.is_file():
@@ -324,8 +328,21 @@ class MatchStore:
         journal = MatchJournal.reopen(self.current, max(r.n for r in good) + 1, scan.good_size, **self._kw())
         journal.number, journal.match_id, journal.started = summary.number or 0, summary.id, summary.started
         journal.acts = sum(1 for r in good if r.kind == "act")
-        journal.note({REOPENED: "its last drop was undone or corrected after it had ended"})
+        journal.hold("note", {REOPENED: "its last drop was undone or corrected after it had ended"})
         return journal
+
+    def note_filed(self, summary: MatchSummary, data: dict) -> None:
+        """Append one note to a filed match's journal (the players' answer to
+        its last drop's question, given after it was filed)."""
+        self._need_lock()
+        path = summary.path
+        if path is None or not path.is_file():
+            raise StoreError(f"match #{summary.number} is no longer in the history")
+        scan = read_journal(path)
+        if scan.damage is not None or not scan.records:
+            raise StoreError(f"{path} is damaged; the answer is not added to it")
+        with MatchJournal.reopen(path, max(r.n for r in scan.records) + 1, scan.good_size, **self._kw()) as j:
+            j.note(data)
 
     def _to_history(self, path: Path, number: int | None, match_id: str) -> Path:
         name = match_id if match_id and NUMBER.match(match_id) else f"{number or 0:04d}-{utc_stamp(self._wall())}"

@@ -76,6 +76,17 @@ class MatchActions:
         self._emit(fx.Sound("score" if result.points else "nothing"))
         self._after_drop(result, now)
 
+    # -- the players' answers to a question (journalled by the daemon, questions.py) ---------
+
+    def answered(self, drop, answer: str, cancelled: bool = False) -> None:
+        self.answers.append({"drop": drop, "answer": answer} | ({"cancelled": True} if cancelled else {}))
+
+    def release_answer(self, cancelled: bool = False) -> None:
+        """"Correct score" counts as the answer once the correction is done (or given up)."""
+        held, self.answer_held = self.answer_held, None
+        if held is not None:
+            self.answered(*held, cancelled=cancelled)
+
     def _undo(self, now: float) -> None:
         m = self.match
         before = m.board.copy()
@@ -100,6 +111,7 @@ class MatchActions:
         (a beam that missed or double-counted a coin): the drop is scored again."""
         m = self.match
         if not m.results:
+            self.release_answer(cancelled=True)
             self._resume("player", now)
             self._go(Mode.TURN, now)
             self.message = MessageView("Nothing to correct", "No drop has been scored yet.", alert=True)

@@ -12,8 +12,10 @@
 
 No serial link in between: events go straight from the virtual hub to the
 controller, as the hub link would deliver them (a restart of the virtual hub
-gives ``resync`` and the switches that changed; an unplugged one
-``disconnected`` and ``connected`` around that). The
+gives ``resync`` and the switches that changed; an unplugged one, or one
+silent for longer than the link waits (a reset over 1.5 s), ``disconnected``
+and ``connected`` around that; board time is vouched for only while the hub
+has power). The
 dropper and the entry LEDs are always there. The same board can be served on a
 pty instead (``coindrel virtual-board --serve``) to exercise the real link.
 """
@@ -35,12 +37,20 @@ from .scenario import Scenario, build_board, load_scenario
 from .truth import TruthLog
 
 
+# The hub link gives up on a hub that has said nothing for this long (hub/session.py:
+# three heartbeats of 0.5 s, at least 1 s) and reports it disconnected.
+LINK_SILENCE = 1.5
+
+
 class _Out:
     """Hub output -> the source's event queue."""
 
     def __init__(self, source: "VirtualSource", snapshot):
         self.source = source
         self.last = {ev.switch: ev.pos for ev in snapshot}
+        self.silent = False  # a reset outlasted LINK_SILENCE: reported disconnected, as the link does
+        self.downs = 0
+        self.off_t: float | None = None  # when the hub last lost power (None: never)
 
     def event(self, ev) -> None:
         if ev.kind == "switch":
@@ -56,8 +66,27 @@ class _Out:
     def down(self, t, why) -> None:
         for ev in down_events(t, why):
             self.source._emit(ev)
+        self.downs += 1
+        self.off_t = t
+        if why != "unplug":
+            # A reset keeps the port open, but the real link hears nothing and, after its
+            # silence limit, says the hub is gone: players then wait for it. Without this a
+            # reset longer than that showed nothing, and a player whose coin the table did
+            # not react to dropped again (found as a known gap: resets over 1 s).
+            self.source.board.sched.at(t + LINK_SILENCE, self._silence, self.downs)
+
+    def _silence(self, n: int) -> None:
+        if n != self.downs or self.source.board.hub.on or self.silent:
+            return
+        self.silent = True
+        # at the board time the hub last vouched for, as the link stamps it (hub/link.py)
+        self.source._emit(StatusEvent(self.off_t, "disconnected",
+                                      f"no data from the hub for {LINK_SILENCE:.1f} s (unplugged, reset or stuck)"))
 
     def boot(self, t, why, snapshot) -> None:
+        if self.silent and why != "unplug":
+            self.source._emit(StatusEvent(t, "connected", "the hub answers again (virtual hub restarted)"))
+        self.silent = False
         for ev in restart_events(t, why, snapshot, self.last):
             self.event(ev)
 
@@ -86,7 +115,8 @@ class VirtualSource(BoardSource):
         g = self.board.geometry
         self.capabilities = Capabilities(entries=tuple(range(g.entry_count)), exits=tuple(range(g.exit_count)),
                                          halls=g.labels, entry_leds=True, dropper=True)
-        self.board.sinks.add(_Out(self, self.board.hub.snapshot()))
+        self._out = _Out(self, self.board.hub.snapshot())
+        self.board.sinks.add(self._out)
         self.leds: tuple[int, ...] = ()
         self._task = None
 
@@ -118,8 +148,15 @@ class VirtualSource(BoardSource):
         self.truth.close()
         await super().close()
 
+    # As the hub link does (sources/hub.py): board time only as far as the hub has
+    # vouched for it. A hub without power sends nothing, so a drop cannot be
+    # judged past the moment it went quiet until the link says it is gone.
+    vouches = True
+
     def board_time(self) -> float:
-        return max(super().board_time(), self.board.now)
+        out = self._out
+        now = self.board.now if self.board.hub.on or out.off_t is None else min(self.board.now, out.off_t)
+        return max(super().board_time(), now)
 
     async def snapshot(self, timeout: float | None = None) -> Snapshot:
         hub = self.board.hub
