@@ -6,12 +6,14 @@ build their own transition table from the board's data file (nothing from
 coindrel's engine) and run a drop with a stack, as anyone would write it. Both
 engines get the same dense random boards (every pad side random, half the pads
 holding a coin: long cascades). First the outcomes are checked identical (exits,
-flips per switch, final board; whole matches turn by turn), then timing runs
+flips per switch, final board; whole matches turn by turn, with the standard
+values and shuffled ones: the reference is handed each round's values as our
+match drew them, so ours alone pays for its shuffle), then timing runs
 alternate between the two, several rounds, and the figure is the median of the
 per-round ratios. Times are this process's CPU time, so other work on a shared
 machine counts less; only ratios are printed as results.
 
-Run: ``python benchmarks/bench_engine.py`` (``--cases``, ``--rounds``).
+Run: ``python benchmarks/bench_engine.py`` (``--cases``, ``--rounds``, ``--repeat``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from coindrel.engine import Match, MatchSetup, SwitchStuck, drop, predict, standard_geometry
+from coindrel.engine import Match, MatchSetup, SwitchStuck, Variants, drop, predict, standard_geometry
 from coindrel.engine.state import BoardState
 
 BOARD_FILE = Path(__file__).resolve().parent.parent / "controller" / "coindrel" / "boards" / "standard.json"
@@ -148,12 +150,20 @@ def drop_cases(boards, seed: int, coins) -> list:
     return [(b, b.codes, [rnd.randrange(8) for _ in range(rnd.choice(coins))]) for b in boards]
 
 
-def match_cases(count: int, seed: int) -> list:
+def match_cases(count: int, seed: int, shuffled: bool = False) -> list:
+    """(setup, start board, entries, each round's values): the values as the match
+    drew them (shuffled: a permutation per round), handed to the reference."""
     rnd = random.Random(seed)
     out = []
     for k in range(count):
-        m = Match(MatchSetup(seed=k))
-        out.append((k, bytes(m.board.codes), [rnd.randrange(8) for _ in range(400)]))
+        setup = MatchSetup(seed=k, variants=Variants(shuffled=shuffled))
+        m = Match(setup)
+        start, entries, values = bytes(m.board.codes), [rnd.randrange(8) for _ in range(400)], [m.values]
+        pick = iter(entries)
+        while not m.over:
+            if m.play(next(pick)).round != m.round:
+                values.append(m.values)
+        out.append((setup, start, entries, tuple(values)))
     return out
 
 
@@ -171,50 +181,47 @@ def check_drops(ref: Reference, cases, stuck=()) -> None:
 
 
 def check_matches(ref: Reference, cases) -> None:
-    for seed, codes, entries in cases:
-        m = Match(MatchSetup(seed=seed))
+    for setup, codes, entries, values in cases:
+        m = Match(setup)
         pick = iter(entries)
         while not m.over:
             m.play(next(pick))
-        turns, log, after = ref.match(codes, m.setup.values or _values(), entries)
+        turns, log, after = ref.match(codes, values, entries)
         ours = [(r.player, r.entry, r.round, r.exits, r.points, r.round_scores, r.totals, r.last_drop, r.over, r.board)
                 for r in m.results]
         our_log = [{k: a[k] for k in ("do", "t", "entry", "exits", "board")} for a in m.log if a["do"] == "drop"]
         ref_log = [a for a in log if a["do"] == "drop"]
         if ours != turns or m.board.codes != after or our_log != ref_log:
-            raise SystemExit(f"match {seed} differs from the reference")
+            raise SystemExit(f"match {setup.seed} differs from the reference")
         m.undo()
         if m.board.text() != turns[-2][-1] or m.totals != turns[-2][6]:
-            raise SystemExit(f"match {seed}: undo did not restore the match before its last drop")
-
-
-def _values():
-    from coindrel.engine import VALUES
-
-    return VALUES
+            raise SystemExit(f"match {setup.seed}: undo did not restore the match before its last drop")
 
 
 # -- timing ----------------------------------------------------------------------------
 
 
-def cpu(fn, cases) -> float:
+def cpu(fn, batches) -> float:
     start = time.process_time()
-    fn(cases)
+    for cases in batches:
+        fn(cases)
     return time.process_time() - start
 
 
-def ratio(ref_fn, our_fn, cases, rounds: int, prepare=None):
+def ratio(ref_fn, our_fn, cases, rounds: int, repeat: int, prepare=None):
     """Median, low and high of the per-round ratios (reference time / our time), and our µs per case.
-    ``prepare(cases)``, untimed, makes what ours starts from afresh each round (a new Match, as the
-    reference is handed its start board)."""
+    Each timed run goes ``repeat`` times over ``cases`` (a run of a few ms is at the mercy of one
+    time slice on a loaded machine). ``prepare(cases)``, untimed, makes what ours starts from afresh
+    each time (a new Match, as the reference is handed its start board)."""
     ratios, ours = [], []
     for k in range(rounds):
         pair = ((ref_fn, True), (our_fn, False)) if k % 2 == 0 else ((our_fn, False), (ref_fn, True))
         times = {}
         for fn, is_ref in pair:
-            times[is_ref] = cpu(fn, cases if is_ref or prepare is None else prepare(cases))
+            batches = [cases if is_ref or prepare is None else prepare(cases) for _ in range(repeat)]
+            times[is_ref] = cpu(fn, batches)
         ratios.append(times[True] / times[False])
-        ours.append(times[False] / len(cases) * 1e6)
+        ours.append(times[False] / (repeat * len(cases)) * 1e6)
     return statistics.median(ratios), min(ratios), max(ratios), statistics.median(ours)
 
 
@@ -239,7 +246,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", type=int, default=100_000, help="drops checked identical (half single, half 2-4 coins)")
     ap.add_argument("--rounds", type=int, default=11, help="alternating timing rounds per figure")
-    ap.add_argument("--timed", type=int, default=3000, help="drops per timing round")
+    ap.add_argument("--timed", type=int, default=3000, help="drops per timing batch")
+    ap.add_argument("--repeat", type=int, default=5, help="batches per timed run (matches: 20 per batch)")
     args = ap.parse_args()
 
     ref = Reference(BOARD_FILE)
@@ -249,11 +257,12 @@ def main() -> None:
     singles = drop_cases(dense_boards(half, 1), 2, (1,))
     multis = drop_cases(dense_boards(half, 3), 4, (2, 3, 4))
     matches = match_cases(60, 5)
+    shuffled = match_cases(60, 6, shuffled=True)
     check_drops(ref, singles)
     check_drops(ref, multis)
     check_drops(ref, singles[: half // 5], stuck_at)
     check_matches(ref, matches)
-    values = _values()
+    check_matches(ref, shuffled)
 
     def ref_drops(cases):
         d = ref.drop
@@ -294,11 +303,11 @@ def main() -> None:
             o.exits, o.flips, o.board
 
     def ref_matches(cases):
-        for _, codes, entries in cases:
+        for _, codes, entries, values in cases:
             ref.match(codes, values, entries)
 
     def new_matches(cases):  # untimed: the reference, too, is handed its start board
-        return [(Match(MatchSetup(seed=seed)), entries) for seed, _, entries in cases]
+        return [(Match(setup), entries) for setup, _, entries, _ in cases]
 
     def our_matches(prepared):  # each match let go when played, as the reference's results are when it returns
         while prepared:
@@ -313,15 +322,16 @@ def main() -> None:
         ("2-4 coins together", ref_drops, (our_drops_read, our_drops_tuples, our_drops), multis[:timed]),
         ("as-if predictions (a stuck switch)", ref_asif, (our_asif_read, our_asif_tuples, our_asif), singles[:timed]),
         ("whole matches (about 70 drops each)", ref_matches, (our_matches,), matches[:20], new_matches),
+        ("whole matches, shuffled values", ref_matches, (our_matches,), shuffled[:20], new_matches),
     ]
     print(f"Coindrel engine vs a table-driven reference — Python {platform.python_version()} on {platform.machine()}")
-    print(f"  outcomes identical on {2 * half:,} drops, {half // 5:,} as-if predictions and {len(matches)} whole matches")
-    print(f"  speed ratio = reference CPU time / ours: median of {rounds} alternating rounds (low-high)")
+    print(f"  outcomes identical on {2 * half:,} drops, {half // 5:,} as-if predictions and {len(matches) + len(shuffled)} whole matches")
+    print(f"  speed ratio = reference CPU time / ours: median of {rounds} alternating rounds of {args.repeat} batches (low-high)")
     print(f"  {'':38s} {'counts + board read':>21s} {'tuples + board read':>21s} {'the call alone':>21s}")
     for label, ref_fn, ours, cases, *prepare in rows:
         cells = []
         for fn in ours:
-            med, lo, hi, us = ratio(ref_fn, fn, cases, rounds, *prepare)
+            med, lo, hi, us = ratio(ref_fn, fn, cases, rounds, args.repeat, *prepare)
             cells.append(f"{med:5.2f}x ({lo:.2f}-{hi:.2f})")
         print(f"  {label:38s} " + " ".join(f"{c:>21s}" for c in cells))
     print("  the reference returns sorted exits, flips per switch and the board; ours is read as exit and flip")
@@ -329,6 +339,9 @@ def main() -> None:
     print("  as-if: both look the fault set's tables up (built once) on every call.")
     print("  whole matches: both keep per drop a log line with the board text, an undo snapshot and a result;")
     print("  neither is timed making its match (the reference is handed the start board, ours a new Match).")
+    print("  ours looks a drop's exits up from the exit patterns seen lately (a few dozen: one coin per drop), both")
+    print("  add up the points per drop; shuffled: ours draws a permutation of the values per round (rules.md")
+    print("  section 6), the reference is handed it.")
     extra, bare = import_cost()
     print(f"  import coindrel.engine: +{extra:.1f} ms CPU over a bare python -c pass ({bare:.1f} ms; least of 21 runs)")
 

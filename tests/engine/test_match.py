@@ -215,3 +215,63 @@ def test_each_drop_scores_its_exits_values_and_logs_the_board_it_leaves(seed, en
         line = next(a for a in reversed(m.log) if a["do"] == "drop")  # a reveal may follow it
         assert r.board == o.board.text() == line["board"] and line["exits"] == list(o.exits)
     assert len(m.results) < 400
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32), st.lists(st.tuples(st.integers(0, 7), st.integers(0, 5)), min_size=300, max_size=300))
+def test_play_with_undos_scores_as_the_plain_drop_with_the_values_of_the_round_it_is_in(seed, moves):
+    # play() remembers exit patterns with their points per round's values; undos
+    # over round changes bring older values back, and the points follow them.
+    m = Match(MatchSetup(seed=seed, variants=Variants(shuffled=True)))
+    for entry, undo in moves:
+        if m.over:
+            break
+        if undo == 0 and m.results:
+            m.undo()
+            assert m.over is (m.phase == PHASE_OVER)
+            continue
+        before, values = m.board.copy(), m.values
+        r = m.play(entry)
+        o = drop(before, [entry])
+        assert (r.exits, r.points, r.board) == (o.exits, sum(values[x] for x in o.exits), o.board.text())
+        assert m.board == o.board and m.over is (m.phase == PHASE_OVER) is r.over
+    if m.over:
+        m.undo()
+        assert not m.over and m.phase != PHASE_OVER
+
+
+def test_play_on_a_board_whose_exits_are_fed_from_higher_up(tmp_path):
+    import json
+
+    from coindrel.engine import standard_geometry, topology
+
+    d = standard_geometry().to_dict()
+    d["rows"][3][0]["out"] = ["exit 1", "R5S2"]  # R4S1's left outlet skips the last row
+    path = tmp_path / "skip.json"
+    path.write_text(json.dumps(d), encoding="utf-8")
+    m = Match(MatchSetup(board=str(path), seed=4))
+    assert topology(m.geometry).exit_pairs is None  # play() keys its patterns on the exit counters
+    for k in range(200):
+        if m.over:
+            break
+        before, values = m.board.copy(), m.values
+        r = m.play(k * 5 % 8)
+        o = drop(before, [r.entry])
+        assert (r.exits, r.points, r.board) == (o.exits, sum(values[x] for x in o.exits), o.board.text())
+    assert m.over
+
+
+def test_play_falls_back_to_the_plain_drop_when_the_working_bytes_overflow(monkeypatch):
+    from coindrel.engine import match as match_module
+
+    def overflowing(w, rows, q):
+        raise IndexError  # as run() does when a count leaves its byte's room
+
+    plain, fast = Match(MatchSetup(seed=6)), Match(MatchSetup(seed=6))
+    monkeypatch.setattr(match_module, "run", overflowing)
+    for entry in (1, 5, 2, 7, 0, 3):
+        plain.play(entry)
+    monkeypatch.undo()
+    for entry in (1, 5, 2, 7, 0, 3):
+        fast.play(entry)
+    assert plain.results == fast.results and plain.board == fast.board and plain.log == fast.log

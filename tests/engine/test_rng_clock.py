@@ -1,6 +1,8 @@
 """The match generator is fixed forever (logs must replay); the clock takes time as input."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from coindrel.engine import EngineError, MatchRandom, TurnClock
 
@@ -22,6 +24,18 @@ def test_state_round_trip_and_shuffle():
     b = list(range(16))
     r.shuffle(b)
     assert a == b
+
+
+@given(st.integers(0, 2**64), st.integers(0, 40))
+def test_shuffle_draws_what_randbelow_draws(seed, size):
+    # shuffle() writes randbelow and the generator step out: the same permutation and state after.
+    fast, plain = MatchRandom(seed), MatchRandom(seed)
+    a, b = list(range(size)), list(range(size))
+    fast.shuffle(a)
+    for i in range(size - 1, 0, -1):
+        j = plain.randbelow(i + 1)
+        b[i], b[j] = b[j], b[i]
+    assert a == b and fast.getstate() == plain.getstate()
 
 
 def test_bad_seeds_and_ranges():

@@ -10,14 +10,16 @@ journals, so a restart resumes exactly where the match was.
 from __future__ import annotations
 
 from .clock import TurnClock
-from .core import COIN, HOLE, MatchError, EngineError, entry_label, exit_label
-from .drop import drop, drop_in_place
-from .outcome import _EXITS, exits_of
+from .core import COIN, HOLE, MatchError, exit_label
+from .drop import drop, drop_in_place, run
+from .outcome import _PATTERNS, exits_of, exits_of_pattern
 from .geometry import Geometry, geometry_by_name
+from .matchlog import LogReplay
 from .rng import MatchRandom
 from .rounds import ROUNDS, TARGETS, VALUES, target
 from .setup import MatchSetup, TurnResult
-from .state import _TEXT, BoardState, _cutter
+from .state import _TEXT, BoardState, _cutter, _Made
+from .tables import hexlify, topology
 
 PHASE_REVEAL = "reveal"  # a round's values are being shown; no clock
 PHASE_TURN = "turn"  # a player is expected to drop; the clock runs
@@ -25,6 +27,7 @@ PHASE_FALLING = "falling"  # a coin was seen entering; the clock is stopped
 PHASE_OVER = "over"
 
 _new = object.__new__
+_tuple_new = tuple.__new__  # a global: one look-up less than tuple.__new__ per drop
 
 
 class _Score:
@@ -58,7 +61,7 @@ class _Score:
         return c
 
 
-class Match:
+class Match(LogReplay):
     def __init__(self, setup: MatchSetup | None = None):
         self.setup = setup = setup or MatchSetup()
         if len(setup.players) != 2 or not all(isinstance(p, str) and p.strip() for p in setup.players):
@@ -70,6 +73,7 @@ class Match:
         self.log: list[dict] = [{"do": "setup", "setup": setup.to_dict()}]
         self.results: list[TurnResult] = []
         self._undo: list[tuple] = []  # snapshots, see _score
+        self.over = False
         self.s = _Score(self._start_board())
         self._begin_round(0)
 
@@ -150,9 +154,8 @@ class Match:
     def phase(self) -> str:
         return self.s.phase
 
-    @property
-    def over(self) -> bool:
-        return self.s.phase == PHASE_OVER
+    # ``over`` is an attribute, kept with the phase (a drop is the only way
+    # there, an undo the only way back): a caller's loop reads it per drop.
 
     @property
     def last_drop_pending(self) -> bool:
@@ -245,9 +248,33 @@ class Match:
         """The player to move drops in ``entry``; the engine says what happens."""
         if entry.__class__ is not int or not 0 <= entry < self._entries:
             self._check_entry(entry)
-        outcome = drop(self.s.board, (entry,))
-        exits = _EXITS.get(outcome.exit_counts)  # exits_of's table, without the call
-        return self._score(entry, exits_of(outcome.exit_counts) if exits is None else exits, outcome.board, now)  # a new board: the match's own
+        # A match needs the board after and the exits, not an Outcome: drop()'s
+        # loop (``run``) on the working bytes, then the board and the exits.
+        board = self.s.board
+        try:  # the board's own geometry, as drop() reads it
+            tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = board.geometry._fast
+        except AttributeError:
+            tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = topology(board.geometry).fast
+        w = board.codes + tail
+        try:
+            run(w, rows, [starts[entry]])
+        except (IndexError, KeyError):  # more coins at one switch than its byte holds (or a board of
+            outcome = drop(board, (entry,))  # fewer entries, set by hand): drop()'s cascade, or its message
+            exits = exits_of(outcome.exit_counts)
+            return self._score(entry, exits, _points(self.s.values, exits), outcome.board, now)
+        after = _Made()
+        after.geometry = g
+        after.codes = (w if head is None else w[head]).translate(code_of)
+        # The exits from the exit patterns seen lately (``exits_of_pattern``).
+        key = bytes(w[exits_from]) + b"=" if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs))
+        exits = _PATTERNS.get(key)
+        if exits is None:
+            exits = exits_of_pattern(key, exit_pairs is not None)
+        values = self.s.values
+        points = 0
+        for x in exits:  # _points, written out: this is the call a match makes per drop
+            points += values[x]
+        return self._score(entry, exits, points, after, now)
 
     def record(self, entry: int, exits: Sequence[int], board: BoardState | str | None = None, now: float | None = None) -> TurnResult:
         """Score a drop from what the exits saw; ``board`` is the board after it,
@@ -266,10 +293,10 @@ class Match:
             after = BoardState.parse(board, self.geometry)
         else:
             after = board.copy()
-        return self._score(entry, exits, after, now)
+        return self._score(entry, exits, _points(self.s.values, exits), after, now)
 
-    def _score(self, entry: int, exits: tuple, after: BoardState, now: float | None) -> TurnResult:
-        """The drop's points and what follows; ``exits`` sorted and checked, ``after`` owned by the match."""
+    def _score(self, entry: int, exits: tuple, points: int, after: BoardState, now: float | None) -> TurnResult:
+        """What follows a drop; ``exits`` sorted and checked, ``points`` theirs, ``after`` owned by the match."""
         s = self.s
         phase, player, rnd, values, scores, totals, owed = s.phase, s.to_move, s.round, s.values, s.round_scores, s.totals, s.owed_last
         if phase == PHASE_OVER:
@@ -280,9 +307,6 @@ class Match:
         # object in place); _Score.restore makes it a bundle again.
         self._undo.append((bytes(s.board.codes), rnd, scores, totals, player, owed, values, phase, forced,
                            self.rng._state, turns))
-        points = 0
-        for x in exits:  # one to four exits: a plain loop is a third of sum(map(...))'s cost
-            points += values[x]
         a, b = scores
         ta, tb = totals
         if player:
@@ -310,6 +334,7 @@ class Match:
         clock = self.clock
         if over:
             s.phase = PHASE_OVER
+            self.over = True
             if clock and now is not None:
                 clock.stop(now)
         elif ends_round:
@@ -318,7 +343,7 @@ class Match:
             s.phase = PHASE_TURN
             if clock and now is not None:
                 clock.start(now)
-        result = tuple.__new__(TurnResult, (player + 1, entry, rnd + 1, exits, points, scores, totals, last_drop, over, forced, text))  # a named tuple in one step
+        result = _tuple_new(TurnResult, (player + 1, entry, rnd + 1, exits, points, scores, totals, last_drop, over, forced, text))  # a named tuple in one step
         self.results.append(result)
         return result
 
@@ -333,6 +358,7 @@ class Match:
             raise MatchError("there is no drop to undo")
         self.s = s = _Score.restore(self._undo.pop(), self.geometry)
         self.rng.setstate(s.rng_state)
+        self.over = s.phase == PHASE_OVER
         undone = self.results.pop()
         if self.clock and now is not None and self.s.phase in (PHASE_TURN, PHASE_FALLING):
             self.s.phase = PHASE_TURN
@@ -348,51 +374,12 @@ class Match:
         if self.s.phase != phase:
             raise MatchError(f"cannot {doing} now: the match is in phase {self.s.phase!r}, not {phase!r}")
 
-    # -- replay ----------------------------------------------------------------
 
-    @classmethod
-    def replay(cls, log: Sequence[dict]) -> "Match":
-        """Rebuild a match from its log; a log that does not fit says where."""
-        if not log or log[0].get("do") != "setup":
-            raise MatchError("a match log starts with its setup line")
-        match = cls(MatchSetup.from_dict(log[0]["setup"]))
-        for n, action in enumerate(log[1:], start=2):
-            try:
-                match.apply(action)
-            except EngineError as e:
-                raise MatchError(f"match log line {n} ({action.get('do')!r}): {e}") from None
-        return match
-
-    def apply(self, a: dict) -> None:
-        """Apply one logged action (as ``Match.replay`` does for each line after the setup)."""
-        do, t = a.get("do"), a.get("t")
-        if do == "reveal":
-            if [list(self.s.values), self.round] != [a.get("values"), a.get("round")]:
-                raise MatchError(f"the replay is at round {self.round} with values {list(self.s.values)}; the log has "
-                                 f"round {a.get('round')} with values {a.get('values')}")
-            return  # logged by the round change itself
-        if do == "revealed":
-            self.reveal_done(t)
-        elif do == "coin":
-            self.coin_seen(t)
-        elif do == "lost":
-            self.coin_lost(t)
-        elif do == "drop":
-            self.record(a["entry"], a["exits"], a.get("board"), t)
-        elif do == "timeout":
-            chosen = self._force_entry(t)
-            if chosen != a.get("entry"):
-                raise MatchError(f"the generator chose {entry_label(chosen)}, the log says {a.get('entry')!r}")
-        elif do == "pause":
-            self.pause(t)
-        elif do == "resume":
-            self.resume(t)
-        elif do == "undo":
-            self.undo(t)
-        elif do == "board":
-            self.set_board(a["board"], a.get("why", ""), t)
-        else:
-            raise MatchError(f"unknown action {do!r}")
+def _points(values: tuple, exits: tuple) -> int:
+    points = 0
+    for x in exits:  # one to four exits: a plain loop is a third of sum(map(...))'s cost
+        points += values[x]
+    return points
 
 
 def exit_names(exits: Sequence[int]) -> str:

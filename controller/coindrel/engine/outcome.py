@@ -11,6 +11,7 @@ from __future__ import annotations
 from itertools import compress
 
 from .state import BoardState
+from .tables import HEX_DIGIT
 
 _new = object.__new__
 
@@ -104,6 +105,21 @@ def exits_of(counts) -> tuple[int, ...]:
         if len(_EXITS) >= _EXITS_KEPT:
             _EXITS.clear()
         _EXITS[key] = x
+    return x
+
+
+_PATTERNS: dict[bytes, tuple[int, ...]] = {}  # a match's exit pattern (see Match.play) -> sorted exits
+
+
+def exits_of_pattern(key: bytes, hexed: bool) -> tuple[int, ...]:
+    """Sorted exits from the key ``Match.play`` makes of a drop's working bytes:
+    the last row's outlet nibbles as hex digits (``hexed``), else the exit
+    counters' bytes and "=" (never a hex digit: the two kinds of key never meet).
+    Remembered, as ``exits_of`` remembers counts: one coin makes a few dozen
+    patterns, so a match mostly looks its exits up."""
+    x = _PATTERNS[key] = exits_of(key.translate(HEX_DIGIT) if hexed else key[:-1])
+    if len(_PATTERNS) > _EXITS_KEPT:
+        _PATTERNS.clear()
     return x
 
 

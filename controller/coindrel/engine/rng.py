@@ -48,10 +48,24 @@ class MatchRandom:
         return (hi * 67108864.0 + lo) / 9007199254740992.0
 
     def shuffle(self, items: list) -> None:
-        """Fisher-Yates, in place."""
+        """Fisher-Yates, in place: ``j = randbelow(i + 1)`` for ``i`` from the
+        last index down, with ``randbelow`` and ``_next32`` written out (a
+        shuffled match shuffles its values every round; the same numbers)."""
+        state = self._state
         for i in range(len(items) - 1, 0, -1):
-            j = self.randbelow(i + 1)
+            n = i + 1
+            threshold = 4294967296 % n
+            while True:
+                old = state
+                state = (old * _MULT + _INC) & _MASK64
+                x = (((old >> 18) ^ old) >> 27) & 0xFFFFFFFF
+                rot = old >> 59
+                r = ((x >> rot) | (x << ((-rot) & 31))) & 0xFFFFFFFF
+                if r >= threshold:
+                    break
+            j = r % n
             items[i], items[j] = items[j], items[i]
+        self._state = state
 
     def choice(self, items):
         return items[self.randbelow(len(items))]
