@@ -228,3 +228,20 @@ def test_a_predictions_sensors_are_worked_out_once_when_asked():
     given_seen = observe(p.outcome, [3, 4])
     assert Prediction(p.outcome, given_seen, (), [3, 4]).observed is given_seen
     assert Prediction(p.outcome, None, (), [3, 4]).observed == given_seen
+
+
+def test_a_drop_too_big_for_an_outcomes_counts_is_an_engine_error_and_true_is_no_entry():
+    """Found by a newcomer: 600 coins into one entry raised 'byte must be in
+    range(0, 256)' through coindrel show and engine; True counted as entry 1."""
+    import pytest
+
+    from coindrel.engine import BoardState, EngineError, drop, standard_geometry
+
+    board = BoardState.parse("LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL", standard_geometry())
+    before = bytes(board.codes)
+    assert sum(drop(board, [2] * 300).exit_counts) + drop(board, [2] * 300).jammed <= 300  # fits: told
+    with pytest.raises(EngineError, match="more than 255 through one exit or switch"):
+        drop(board, [2] * 600)
+    assert bytes(board.codes) == before
+    with pytest.raises(EngineError, match="entry True is not an entry"):
+        drop(board, [True, 9])

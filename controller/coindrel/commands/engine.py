@@ -28,8 +28,8 @@ def answer(case: dict) -> dict:
         if "board" not in case:
             raise EngineError("a drop case needs 'board' (five row strings) and 'entries'")
         entries = case["entries"]
-        if not isinstance(entries, list):
-            raise EngineError("'entries' must be a list of entry numbers 0..7")
+        if not isinstance(entries, list) or any(isinstance(e, bool) for e in entries):
+            raise EngineError("'entries' must be a list of entry numbers 0..7 (true and false are not numbers)")
         return drop(BoardState.parse(case["board"]), entries).to_json()
     if "drops" in case:
         if "start" not in case:

@@ -16,12 +16,16 @@ which run no constructor, and filled slot by slot (``Outcome``).
 from __future__ import annotations
 
 from binascii import hexlify
+from collections import Counter
 
 from .core import EngineError, entry_label
 from .faults import EntrySensorDead, ExitSensorDead, Fault, HallFault
 from .outcome import Outcome, PlainOutcome
 from .state import BoardState, _Made
 from .tables import HEX_DIGIT, Topology, cascade, switch_rule, topology
+
+
+MAX_COUNT = 255  # coins through one exit or flips of one switch in a drop: its counts are bytes
 
 
 def _topology(state: BoardState) -> Topology:
@@ -38,7 +42,7 @@ def _bad_entries(topo: Topology, entries) -> EngineError:
     except TypeError:
         return EngineError(f"entries must be a list of entry numbers, not {type(entries).__name__}")
     for e in items:
-        if not isinstance(e, int) or not 0 <= e < count:
+        if not isinstance(e, int) or isinstance(e, bool) or not 0 <= e < count:
             return EngineError(f"entry {e!r} is not an entry of this board; entries are 0..{count - 1} (Entry 1..{count} to a player)")
     return EngineError("a drop needs at least one coin (one entry)")
 
@@ -55,9 +59,17 @@ def _starts(topo: Topology, entries) -> list[int]:
 
 def _fallback(topo: Topology, state: BoardState, entries, in_place: bool) -> Outcome:
     """More coins at one switch or counter than its byte range holds: the plain cascade."""
+    q = _starts(topo, entries)
     before = bytes(state.codes)
-    board = state if in_place else state.copy()
-    sinks, flipped = cascade(board.codes, topo, _starts(topo, entries))
+    board = state.copy()  # the state is changed only once the outcome can be told
+    sinks, flipped = cascade(board.codes, topo, q)
+    exits = Counter(x for x in sinks if x < topo.swallow)  # swallowed and jammed coins are counted apart
+    if len(q) > MAX_COUNT and max(max(exits.values(), default=0), max(Counter(flipped).values(), default=0)) > MAX_COUNT:
+        raise EngineError(f"a drop of {len(q)} coins sends more than {MAX_COUNT} through one exit or switch, "
+                          "more than an outcome counts; a turn is one coin, a few at once at most")
+    if in_place:
+        state.codes[:] = board.codes
+        board = state
     return PlainOutcome._from_cascade(topo, before, board, sinks, flipped)
 
 
