@@ -23,6 +23,7 @@ class FakeHub:
         self.master = None
         self.slave = None
         self.received = bytearray()
+        self.written = 0
         self.got_data = asyncio.Event()
         self.plug()
 
@@ -71,6 +72,7 @@ class FakeHub:
     def write(self, data: bytes) -> None:
         if self.master is not None:
             os.write(self.master, data)
+            self.written += len(data)  # a test waits for all of it on the other side (a pty moves it later)
 
     # -- what a hub says -------------------------------------------------------------
     def tick(self, us: int) -> int:
