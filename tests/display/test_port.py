@@ -204,37 +204,36 @@ def test_periodic_refresh_reinitialises_a_silently_reset_panel():
     assert panel.on and panel.image().tobytes() == render(SAMPLES["match"]).tobytes()
 
 
+class Failing:
+    """A panel whose every frame fails with ``error`` (and its opener)."""
+
+    size, mode, persist = (128, 64), "1", True
+
+    def __init__(self, error: Exception):
+        self.error, self.calls = error, 0
+
+    def contrast(self, level):
+        pass
+
+    def show(self):
+        pass
+
+    def hide(self):
+        pass
+
+    def display(self, image):
+        self.calls += 1
+        raise self.error
+
+    def open(self):
+        return self
+
+    def close(self):
+        pass
+
+
 def test_a_failing_device_of_any_kind_is_contained():
-    class Flaky:
-        size, mode, persist = (128, 64), "1", True
-
-        def __init__(self):
-            self.calls = 0
-
-        def contrast(self, level):
-            pass
-
-        def show(self):
-            pass
-
-        def hide(self):
-            pass
-
-        def display(self, image):
-            self.calls += 1
-            raise AssertionError("driver bug")
-
-    class Opener:
-        def __init__(self):
-            self.device = Flaky()
-
-        def open(self):
-            return self.device
-
-        def close(self):
-            pass
-
-    display = Display(Opener(), (128, 64), clock=Clock(), retry_every=1, retry_max=1)
+    display = Display(Failing(AssertionError("driver bug")), (128, 64), clock=Clock(), retry_every=1, retry_max=1)
     assert display.show(SAMPLES["match"], 0.0) is False
     assert not display.healthy and "AssertionError" in display.problem
 
@@ -356,29 +355,8 @@ def test_an_emulator_in_a_terminal_with_no_size_says_so_without_a_traceback(capl
     asciiblock fail in PIL's resize; the log said 'check its wiring, power and
     address' and printed a whole traceback."""
 
-    class NoSize:
-        size, mode, persist = (128, 64), "1", True
-
-        def contrast(self, level):
-            pass
-
-        def show(self):
-            pass
-
-        def hide(self):
-            pass
-
-        def display(self, image):
-            raise ValueError("height and width must be > 0")
-
-    class Opener:
-        def open(self):
-            return NoSize()
-
-        def close(self):
-            pass
-
-    display = Display(Opener(), (128, 64), clock=Clock(), where="asciiblock display")
+    display = Display(Failing(ValueError("height and width must be > 0")), (128, 64), clock=Clock(),
+                      where="asciiblock display")
     with caplog.at_level(logging.INFO, logger="coindrel.display"):
         assert display.show(SAMPLES["match"], 0.0) is False
     assert "terminal has no size" in display.problem and "--display text" in display.problem
