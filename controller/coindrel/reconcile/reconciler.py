@@ -21,21 +21,20 @@ from ..engine import catalog
 from ..engine import BoardState, Geometry, Variants, standard_geometry
 from ..engine.core import HOLE, PAD_R
 from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
-from .belief import UNEXPLAINED, Finding, findings, next_worlds, posterior, provenance, vouched_worlds
-from .faults import EventsLost, Unexplained
+from .belief import findings, next_worlds, posterior, provenance, vouched_worlds
 from .grouping import Group, Predictor
 from .health import HealthTracker
 from .observed import SIDES, Observed, Sensors, observe_events
 from .physics import Physics
+from .plainverdicts import PlainVerdicts
 from .rates import Rates
 from .report import DropReport, drop_times
 from .revise import Reviser, Revision
-from .reporting import carried, drop_reports, fallback_codes, plain_reports, stray_report, unseen_drop_report
+from .reporting import drop_reports, stray_report
 from .search import Search
-from .sensors import derive
-from .stray import explain_stray, unseen_drop
+from .stray import explain_stray
 from .timing import Timing
-from .world import World, fault_index, marginals, with_sides
+from .world import World, marginals, with_sides
 
 LIVE = math.log(1e-4)  # worlds less likely than this (relative to the best) are dropped
 LIVE_MAX = 4
@@ -55,7 +54,7 @@ def initial_readings(state: BoardState) -> list[str]:
     return ["none" if c == HOLE else "LR"[c & PAD_R] for c in state.codes]
 
 
-class Reconciler:
+class Reconciler(PlainVerdicts):
     # Report-only catalog rows: the step that reports them.
     REPORTS = {catalog.EVENTS_LOST: "_lost", catalog.UNEXPLAINED: "_unexplained"}
     _tail: Group | None = None  # (class defaults: a checkpoint from before they existed has neither)
@@ -386,40 +385,3 @@ class Reconciler:
             if f.name in (catalog.HALL_FAULT, catalog.SWITCH_UNSEATED):
                 self.proven.discard(self.switch_index[f.switch])
         self.proven.update(a >> 3 for a in best.trace.arrivals)
-
-    def _healthy(self, obs: Observed, prev: World) -> bool:
-        """The observation is exactly what a healthy board in the believed state does."""
-        entries = [e for _, e in obs.entries]
-        trace = self.physics.run(bytearray(prev.codes), self.physics.starts(entries), self.physics.base)
-        counts = list(obs.entry_counts)
-        d = derive(obs, fault_index(frozenset(), self.geometry), self.labels, counts, trace, (), self.sensors, self.timing.chatter_window)
-        return d is not None and not d.new
-
-    def _plain(self, obs, prev: World, finding: Finding) -> list[DropReport]:
-        codes = fallback_codes(self.physics, obs, prev, self.sensors.halls)
-        self.worlds = [World(self.geometry, codes, prev.faults, 0.0, prev.jammed, prev.story, origin=prev.origin)]
-        reports = plain_reports(self.physics, obs, prev.codes, finding, self.drops + 1, codes, self.timing.silence)
-        self.drops += sum(1 for r in reports if r.drop is not None)
-        return reports
-
-    def _lost(self, obs, count: int) -> list[DropReport]:
-        finding, prev = Finding(EventsLost(count), 1.0), self.worlds[0]
-        if not obs.entries and self.expecting:
-            # No coin seen going in, but the board moved while the hub could
-            # not see it: a coin that went in meanwhile is the drop, when the
-            # board it left fits exactly one entry (else nothing is guessed).
-            fit = unseen_drop(self.physics, obs, prev)
-            if fit is not None:
-                entry, trace, codes = fit
-                self.worlds = [World(self.geometry, codes, prev.faults, 0.0, prev.jammed, prev.story, origin=prev.origin)]
-                self.drops += 1
-                return [unseen_drop_report(self.physics, obs, prev.codes, entry, trace, finding, self.drops, codes)]
-        return self._plain(obs, prev, finding)
-
-    def _carried(self, obs) -> list[DropReport]:
-        """The rest of a coin that was falling when the board was set anew."""
-        self.worlds, report = carried(self.physics, obs, self.worlds, self.sensors.halls)
-        return [report]
-
-    def _unexplained(self, obs, prev) -> list[DropReport]:
-        return self._plain(obs, prev, Finding(Unexplained(True) if self.unsure else UNEXPLAINED.fault, 1.0))
