@@ -309,3 +309,24 @@ def test_a_question_a_newer_drops_question_replaces_is_answered_by_it_and_says_s
     t.store.close()
     t2 = restarted(tmp_path)
     assert asking(t2.flow)["drop"] == 4  # the open one is the newer; drop 3's is answered
+
+
+def test_undo_on_an_older_question_never_takes_back_a_later_drop(tmp_path):
+    """Found by a newcomer: drop 1's question was still open after drops 2 and
+    3 scored; "Undo last drop" there took back drop 3. Once later drops are
+    scored only "Board is right" is offered, and the screen says why."""
+    t, m = table_with_a_mismatch(tmp_path)
+    f = t.flow
+    f.on_action("select", 150.0)  # to the answers
+    while asking(f)["marked"] != "Undo last drop":
+        f.on_action("next", 150.1)
+    f.on_entry(5, 151.0)  # the players drop on, unflagged, with the question up
+    f.on_report(report_for(m, 5, 4), 151.5)
+    t._after_flow()
+    q = asking(f)
+    assert q["drop"] == 3 and q["answers"] == ["Board is right"]
+    assert "Drops have fallen since drop 3" in q["facts"][-1]
+    f.on_action("select", 152.0)
+    t._after_flow()
+    assert len(m.results) == 4 and f.mode != "restore", "drop 4 was not taken back"
+    assert notes(t.store.current, ANSWER)[-1] == {"drop": 3, "answer": "Board is right"}

@@ -103,3 +103,29 @@ def test_the_boards_learned_timing_outlives_a_restart(tmp_path):
     (tmp_path / "board-timing.json").write_text("{not json")
     third, _ = table()
     assert not third._reconciler_for(Match(MatchSetup(seed=1))).timing.ready  # damaged: learned again
+
+
+def test_the_learned_timing_is_saved_as_drops_are_scored_not_only_at_a_clean_stop(tmp_path, monkeypatch):
+    """After a kill the board's timing was learned again from scratch (it was
+    written only at a clean stop or a match's end): hands under 120 ms were
+    taken for coin flips again until four drops had relearned it."""
+    from coindrel.table import daemon
+
+    from .flowkit import report_for
+    from .test_daemon_wiring import HubLike, started
+
+    now = [0.0]
+    table = started(tmp_path, HubLike(), now)
+    saved = []
+    monkeypatch.setattr(table, "save_timing", lambda: saved.append(table.reports))
+    m = table.flow.match
+    for n in range(1, daemon.TIMING_EVERY * 2 + 1):
+        table.flow.on_entry(n % 8, now[0])
+        report = report_for(m, n % 8, len(m.results) + 1)
+        monkeypatch.setattr(table, "_finished_reports", lambda r=report: [r])
+        table.step()
+        monkeypatch.setattr(table, "_finished_reports", lambda: [])
+        now[0] += 1
+        if table.flow.mode == "reveal":
+            table.handle_action("select")
+    assert saved == [daemon.TIMING_EVERY, 2 * daemon.TIMING_EVERY]

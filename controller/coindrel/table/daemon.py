@@ -40,6 +40,7 @@ from .waiting import WaitingJournal
 
 log = logging.getLogger("coindrel.table")
 FALLING_PATIENCE = 8.0  # seconds with no drop report, no open group and the hub there: the coin's events were lost
+TIMING_EVERY = 8  # drop reports between saves of the board's learned timing (a kill loses at most these)
 
 
 class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin):
@@ -214,6 +215,8 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
                 self._save(self.journal.verdict, kept)
             self.flow.on_report(report, now)
             self._after_flow()
+            if self.reports % TIMING_EVERY == 0:
+                self.save_timing()  # what it learned outlives a kill too, not only a clean stop
         self._check_falling(now)
         self.flow.tick(now, self.board_now())
         self._after_flow()

@@ -17,7 +17,7 @@ from ..reconcile.revise import TIED
 from ..engine import PHASE_FALLING, PHASE_REVEAL, PHASE_TURN, BoardState, EngineError, catalog, entry_label
 from . import effects as fx
 from .modes import Mode
-from .modes_match import ANSWERS
+from .modes_match import ANSWERS, stale_question
 
 DROP_AGAIN = 6.0  # seconds after which a dropper coin nobody saw go in is dropped again
 
@@ -106,6 +106,7 @@ class DropInputs:
             self._emit(fx.Sound("mismatch"))
         else:
             self._emit(fx.Sound("score" if result.points else "nothing"))
+            self.diagnosis = stale_question(self.diagnosis, len(m.results))
         self._after_drop(result, now)
 
     def is_extra_coin(self, report) -> bool:

@@ -6,6 +6,7 @@ share (undo, corrections, hints, the computer's turn) is in ``turns.py``."""
 
 from __future__ import annotations
 
+import dataclasses
 from enum import Enum
 
 from ..buttons import BACK, HOLD_SELECT, NEXT, PREV, SELECT
@@ -42,6 +43,21 @@ class Answer(Enum):
 
 PAUSE_ITEMS = tuple(p.value for p in Pause)
 ANSWERS = tuple(a.value for a in Answer)
+
+
+def stale_question(view, drops: int):
+    """``view`` (a question about drop N on screen) once later drops are
+    scored: "Undo last drop" and "Correct score" act on the last drop, not on
+    N, so only "Board is right" is left, and the screen says why (a newcomer's
+    Undo on drop 1's question took back drop 3)."""
+    if view is None or getattr(view, "drop", None) is None or view.drop >= drops:
+        return view
+    if tuple(view.options) == (Answer.BOARD_RIGHT.value,):
+        return view
+    why = (f"Drops have fallen since drop {view.drop}: undo and correction act on the last drop "
+           "(pause menu).")
+    return dataclasses.replace(view, options=(Answer.BOARD_RIGHT.value,), selected=0,
+                               facts=tuple(view.facts) + (why,))
 
 
 class Reveal(Screen):
@@ -159,13 +175,13 @@ class Mismatch(Screen):
     def act(self, flow, press, now):
         # The knob reads the explanation a page at a time, then moves through
         # the choices; a press on the words goes to the choices; back is "Board is right".
-        d = flow.diagnosis
+        d = flow.diagnosis = stale_question(flow.diagnosis, len(flow.match.results))
         d2, chosen = choose_on_notice(d, press, pages(d, flow.panel_size))
         if chosen is None:
             flow.diagnosis = d2
             return
         flow.diagnosis = None
-        answer = tuple(Answer)[chosen]
+        answer = Answer(d.options[chosen]) if d.options else Answer.BOARD_RIGHT
         # the answer is journalled with what it changes (questions.py): a correction only once it is done
         asked = d.drop if d is not None else None
         if answer is Answer.CORRECT:
