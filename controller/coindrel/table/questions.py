@@ -32,11 +32,13 @@ import logging
 from dataclasses import replace
 
 from ..display import DiagnosisView
+from ..engine import EngineError
 from ..engine import PHASE_REVEAL
 from .modes import Mode
 
 log = logging.getLogger("coindrel.table")
 ASK, ANSWER = "ask", "answer"
+RESTORE, RESTORED = "restore", "restored"
 PLAYED_ON = "Played on"  # the answer of a question a newer drop's question replaced
 
 
@@ -102,6 +104,7 @@ class QuestionsMixin:
         for a in answers:
             self._question_note({ANSWER: a})
             self.asked_key = None
+        self._note_restore()
         d = f.diagnosis
         if d is None or not isinstance(d, DiagnosisView) or f.match is None:
             return
@@ -117,6 +120,55 @@ class QuestionsMixin:
                 key = question_key(d)
             self._question_note(ask_note(d))
             self.asked_key = key
+
+    restore_noted = False  # the journal holds the "put the board back" list now on screen
+
+    def _note_restore(self) -> None:
+        """The undo's "Put the board back" screen is journalled as it opens
+        and as it closes: a kill between (the players halfway through the
+        list) asks for the rest again, instead of believing the hall sensors
+        as the board moved by hand (a hall the table held lying included)."""
+        f = self.flow
+        on = f.mode is Mode.RESTORE and f.match is not None and f.restore_coins is not None
+        if on and not self.restore_noted:
+            before, after = f.restore_coins
+            self._question_note({RESTORE: {"before": before.text(), "after": after.text()}})
+        elif not on and self.restore_noted:
+            self._question_note({RESTORED: True})
+        self.restore_noted = on
+
+    def _restore_again(self, records, match) -> bool:
+        """After a restart: the board still being put back after an undo is
+        asked for again (the list follows the hall sensors as they read)."""
+        from ..engine import BoardState
+        from .restore import restore_steps
+
+        open_restore = None
+        for r in records:
+            d = r.data if r.kind == "note" and isinstance(r.data, dict) else None
+            if d is not None and isinstance(d.get(RESTORE), dict):
+                open_restore = d[RESTORE]
+            elif d is not None and (d.get(RESTORED) or ASK in d):
+                open_restore = None
+            elif r.kind == "act" and isinstance(r.data, dict) and r.data.get("do") in ("drop", "undo", "correct"):
+                if open_restore is not None and r.data.get("do") != "undo":
+                    open_restore = None  # the match went on after it
+        if open_restore is None or self.flow.diagnosis is not None:
+            return False
+        try:
+            before = BoardState.parse(str(open_restore["before"]), match.board.geometry)
+            after = BoardState.parse(str(open_restore["after"]), match.board.geometry)
+        except (KeyError, ValueError, EngineError):
+            return False
+        if bytes(after.codes) != bytes(match.board.codes):
+            return False  # not the board the undo left: the journal moved on
+        f = self.flow
+        f.restore_coins = (before, after)
+        f.restore = restore_steps(match.board, f.halls, f.restore_coins)
+        f._go(Mode.RESTORE, self.now())
+        self.restore_noted = True
+        log.warning("the board was being put back after an undo when the table stopped; asked again")
+        return True
 
     def _question_note(self, data: dict) -> None:
         """Into the journal of the match the question is about: the open one

@@ -69,7 +69,8 @@ class SourceMixin:
                                for c in self.flow.coins_in))
         self.coins_saved = coins_note(self.flow)
         self._replay_open_drop(recovery.records)
-        self._ask_again(recovery.records, match)  # a question the players had not answered
+        if not self._ask_again(recovery.records, match):  # a question the players had not answered
+            self._restore_again(recovery.records, match)  # or the board being put back after an undo
         pos = last_hub_position(recovery.records)
         self.hub_last = pos  # what the journal holds (and the reconciler was fed) is never taken in again
         if pos is not None and hasattr(self.source, "resume_from"):
