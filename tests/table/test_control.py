@@ -110,7 +110,7 @@ async def test_press_moves_the_menu(served):
     (b'{"cmd": "new-match", "players": ["A", "B"], "variants": ["upside-down"]}\n', "variants"),
     (b'{"cmd": "press", "button": [1]}\n', "unknown button [1]"),  # was a TypeError and an empty reply
     (b'{"cmd": ["status"]}\n', "unknown command ['status']"),
-    (b'{"a": 1}\n', "unknown command None"),
+    (b'{"a": 1}\n', 'a request needs "cmd"'),
     (b'{"cmd": "new-match", "players": ["A", "B"], "holes": "yes"}\n', "unknown field 'holes'"),
     (b'{"cmd": "status", "verbose": true}\n', "status: unknown field 'verbose'"),
     (b"[" * 30000 + b"\n", "nested too deeply"),

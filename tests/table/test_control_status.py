@@ -95,3 +95,21 @@ def test_status_says_which_answer_is_marked_and_what_the_restore_screen_lists():
     a = control.asking(flow)
     assert a["screen"] == "restore" and a["title"] == "Put the board back"
     assert a["facts"] == [step.text for step in flow.restore] and "press select" in a["answer"]
+
+
+def test_status_shows_a_passing_note_that_takes_the_next_press():
+    """Found by a newcomer: with a note up ("Not a drop", "Events lost") ctl
+    presses seemed swallowed: the note took them, and the status said nothing."""
+    from coindrel.display import MessageView
+
+    from .flowkit import make_flow, started
+
+    flow = make_flow(clock="off")
+    started(flow)
+    table = type("T", (), {"flow": flow, "now": staticmethod(lambda: 5.0), "journal": None, "reconciler": None,
+                           "reports": 0})()
+    flow.note, flow.note_until = MessageView("Events lost", "Check the board."), 10.0
+    st = control.status_of(table)
+    assert st["note"]["title"] == "Events lost" and "next press puts this note away" in st["note"]["press"]
+    flow.note_until = 4.0
+    assert control.status_of(table)["note"] is None

@@ -105,6 +105,8 @@ def human(st: dict) -> str:
                     else f"{st['to_move']} to drop"), f"Screen {st['mode']}; {link}"]
     if st.get("message"):
         lines.append(f"{st['message']['title']}: {st['message']['text']}")
+    if st.get("note"):
+        lines.append(f"Note on screen: {st['note']['title']}: {st['note']['text']} ({st['note']['press']})")
     a = st.get("asking")
     if a:
         what = {True: "the board did not do what the engine predicted", None: "the players count its coins",

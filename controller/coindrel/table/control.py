@@ -66,6 +66,14 @@ def status_of(table) -> dict:
                  "link": {"up": flow.link_up, "detail": flow.link_detail}, "message": None}
     if flow.message is not None:
         out["message"] = {"title": flow.message.title, "text": flow.message.text}
+    note, now = flow.note, table.now()
+    out["note"] = None
+    if note is not None and now < flow.note_until:
+        # a passing note takes the next press for itself (a newcomer's presses seemed swallowed)
+        words = getattr(note, "text", None) or " ".join((*getattr(note, "facts", ()), *getattr(note, "findings", ())))
+        out["note"] = {"title": getattr(note, "title", ""), "text": words,
+                       "press": "the next press puts this note away (a note of several pages reads on); "
+                                "then presses reach the screen"}
     if m is not None:
         out.update(players=list(m.setup.players), round=m.round, scores=list(m.round_scores), totals=list(m.totals),
                    turn=None if m.over else m.to_move, to_move=None if m.over else m.setup.players[m.to_move - 1],
@@ -140,6 +148,8 @@ def handle(table, request) -> dict:
     if not isinstance(request, dict):
         raise RequestError('a request is a JSON object, e.g. {"cmd": "status"}')
     cmd = request.get("cmd")
+    if "cmd" not in request:
+        raise RequestError(f'a request needs "cmd", one of {", ".join(COMMANDS)}, e.g. {{"cmd": "status"}}')
     if not isinstance(cmd, str) or cmd not in FIELDS:
         raise RequestError(f"unknown command {_short(cmd)}; the commands are {', '.join(COMMANDS)}")
     unknown = sorted(str(k) for k in request if k != "cmd" and k not in FIELDS[cmd])
