@@ -104,6 +104,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
         self._poke = asyncio.Event()  # set by every event and press: the loop steps at once
         self._shown = None  # the view on the panel now
         self.awaiting_board = False  # a resumed open drop waits for the board's snapshot (resync.py)
+        self.board_reading = asyncio.Lock()  # one snapshot compared with the belief at a time (_read_positions)
         self._losses_seen: set[int] = set()  # the source's losses already asked about
         self.hub_last = None  # the hub position of the newest board event taken in (journal's, after a restart)
         self.hub_repeats = 0  # board events given again and dropped (source_link._had)

@@ -150,9 +150,8 @@ class QuestionsMixin:
                 open_restore = d[RESTORE]
             elif d is not None and (d.get(RESTORED) or ASK in d):
                 open_restore = None
-            elif r.kind == "act" and isinstance(r.data, dict) and r.data.get("do") in ("drop", "undo", "correct"):
-                if open_restore is not None and r.data.get("do") != "undo":
-                    open_restore = None  # the match went on after it
+            elif r.kind == "act" and isinstance(r.data, dict) and r.data.get("do") == "drop":
+                open_restore = None  # the match went on after it
         if open_restore is None or self.flow.diagnosis is not None:
             return False
         try:

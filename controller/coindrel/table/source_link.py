@@ -277,8 +277,7 @@ class SourceMixin:
         "resync" close together (a restarted table meeting a hub that rebooted)
         both asked, and the second belief was read before the first one's
         differences were fed, so every difference went in twice."""
-        lock = self.__dict__.setdefault("_board_reading", asyncio.Lock())
-        async with lock:
+        async with self.board_reading:
             try:
                 snap = await self.source.snapshot()
             except Exception as e:  # the hub went away again; the next connect asks again
