@@ -22,8 +22,8 @@ EXAMPLE = "systemd/coindrel.toml.example"  # in the source tree; README "Configu
 # Pi header pins (1..40) that are GPIOs, for names like "BOARD11" or "J8:11".
 HEADER_GPIO = frozenset((3, 5, 7, 8, 10, 11, 12, 13, 15, 16, 18, 19, 21, 22, 23, 24, 26, 27, 28, 29, 31, 32, 33, 35,
                          36, 37, 38, 40))
-_BCM_NAME = re.compile(r"^(?:GPIO|BCM)?(\d+)$", re.IGNORECASE)
-_HEADER_NAME = re.compile(r"^(?:BOARD|J8:|P1:)(\d+)$", re.IGNORECASE)
+_BCM_NAME = re.compile(r"^(?:GPIO|BCM)?([0-9]{1,6})$", re.IGNORECASE)  # int() refuses 4301 digits
+_HEADER_NAME = re.compile(r"^(?:BOARD|J8:|P1:)([0-9]{1,6})$", re.IGNORECASE)
 
 
 def spelled(v) -> str:

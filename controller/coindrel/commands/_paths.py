@@ -74,4 +74,70 @@ def input_file(option: str, path: str, what: str = "file") -> Path:
     return target
 
 
-__all__ = ["input_file", "output_file", "output_folder"]
+def _same(a: str | int, b: str | int) -> bool:
+    """Whether two paths (or open file descriptors) are one file, through symlinks
+    and hard links: compared by device and inode, as ``os.path.samefile`` does."""
+    try:
+        sa = os.fstat(a) if isinstance(a, int) else os.stat(a)
+        sb = os.fstat(b) if isinstance(b, int) else os.stat(b)
+    except (OSError, ValueError):
+        return False  # a path not there yet cannot be the file being read
+    return os.path.samestat(sa, sb)
+
+
+def not_an_input(option: str, path: str | None, *inputs: tuple[str, str | int | None]) -> None:
+    """A file the command will write must not be one it reads: ``reconcile LOG -o LOG``
+    emptied the log, then wrote its few drop lines there (exit 0). ``inputs`` are
+    (what it is, its path or file descriptor) pairs."""
+    if not path:
+        return
+    for what, source in inputs:
+        if source is None or source in ("", "-") or not _same(path, source):
+            continue
+        same_name = isinstance(source, int) or os.path.abspath(path) == os.path.abspath(source)
+        also = "" if same_name else f" ({path} and {source} are one file)"
+        raise UsageError(f"{option} {path}: that is {what}{also}; writing there would destroy what is being read. "
+                         f"Write to another file, e.g. {_beside(path)}")
+
+
+def two_outputs(first: tuple[str, str | None], second: tuple[str, str | None], why: str) -> None:
+    """Two files the command writes must be two files (also through a symlink)."""
+    (a_opt, a), (b_opt, b) = first, second
+    if a and b and (os.path.abspath(a) == os.path.abspath(b) or _same(a, b)):
+        raise UsageError(f"{a_opt} {a} and {b_opt} {b} are one file: {why}; give them two names")
+
+
+def stdout_not(what: str, path: str | None) -> None:
+    """Standard output must not be the file the command reads (``coindrel reconcile LOG >> LOG``,
+    or ``> LOG``, which the shell has already emptied)."""
+    if not path or path == "-":
+        return
+    if _regular(1) and _same(1, path):
+        emptied = " (the shell has already emptied it: restore it from a copy)" if os.path.getsize(path) == 0 else ""
+        raise UsageError(f"standard output is {what} {path} itself{emptied}; send the output to another file, "
+                         f"e.g. > {_beside(path)}")
+
+
+def stdin_not_stdout(what: str = "the output") -> None:
+    """``coindrel engine < F >> F`` would read its own answers for ever."""
+    if _regular(0) and _same(0, 1):
+        raise UsageError(f"standard input and standard output are the same file; write {what} to another file "
+                         "(e.g. > out.jsonl)")
+
+
+def _regular(fd: int) -> bool:
+    import stat
+
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+
+
+def _beside(path: str) -> str:
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}.out{p.suffix}" if p.suffix else f"{p.name}.out"))
+
+
+__all__ = ["input_file", "not_an_input", "output_file", "output_folder", "stdin_not_stdout", "stdout_not",
+           "two_outputs"]

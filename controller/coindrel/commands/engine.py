@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 
 from ..engine import BoardState, EngineError, Match, MatchSetup, Variants, drop
@@ -53,7 +55,21 @@ def answer(case: dict) -> dict:
     raise EngineError("unknown case: a drop case has 'board' and 'entries', a match case has 'start' and 'drops'")
 
 
+def _same_file(a: int, b: int) -> bool:
+    # as commands._paths does, without its pathlib: this command starts in a blink
+    try:
+        sa, sb = os.fstat(a), os.fstat(b)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(sa.st_mode) and os.path.samestat(sa, sb)
+
+
 def run(args) -> int:
+    if _same_file(0, 1):  # engine < F >> F would answer its own answers for ever
+        from ..errors import UsageError
+
+        raise UsageError("standard input and standard output are the same file; write the answers to another "
+                         "file (e.g. > answers.jsonl)")
     out = sys.stdout
     for line in sys.stdin:
         if not line.strip():

@@ -25,9 +25,14 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from ..reconcile.offline import load, match_numbers, reconcile_log
-    from .reconcile import sensors_from
+    from ._paths import stdin_not_stdout, stdout_not
+    from .reconcile import load_named, sensors_from
 
-    log = load(sys.stdin if args.log == "-" else args.log)
+    if args.log == "-":
+        stdin_not_stdout("the report")
+    else:
+        stdout_not("the observation log", args.log)  # health LOG >> LOG
+    log = load_named(load, args.log)
     for problem in log.problems:
         print(f"coindrel health: {args.log}: {problem}", file=sys.stderr)
     rec, reports = reconcile_log(log, sensors_from(args))

@@ -198,6 +198,9 @@ def run(args) -> int:
         from ._paths import output_file
 
         output_file("--out", args.out)
+        from ._paths import not_an_input
+
+        not_an_input("--out", args.out, ("the --map channel map", args.map))
     if args.action == "deploy":
         return deploy(args)
     if args.action == "map":

@@ -144,7 +144,7 @@ class Walk:
                 return
             self.board.set_pad(label, 1 - side)
             self.feed(setup_events([(label, "LR"[1 - side])], self.t))
-        elif text.isdigit() and p.phase == DROP:
+        elif text.isascii() and text.isdigit() and len(text) <= 3 and p.phase == DROP:
             entry = int(text) - 1
             if not 0 <= entry < self.board.geometry.entry_count:
                 self.say(f"  entries are 1-{self.board.geometry.entry_count}")

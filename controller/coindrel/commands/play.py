@@ -153,6 +153,6 @@ def ask_entry(term: Terminal, match: Match, name: str, clock):
             return None
         if text in ("u", "undo"):
             return "undo"
-        if text.isdigit() and 1 <= int(text) <= match.geometry.entry_count:
+        if text.isascii() and text.isdigit() and len(text) <= 3 and 1 <= int(text) <= match.geometry.entry_count:
             return int(text) - 1
         term.say(f"{text!r} is not an entry: type a number 1-{match.geometry.entry_count}, u to undo or q to quit.")

@@ -34,15 +34,35 @@ def sensors_from(args):
     return Sensors(entries=not args.no_entries, exits=not args.no_exits, halls=not args.no_halls)
 
 
+def load_named(load, name: str):
+    """The log, or an error that names it (the header's problems said only "line 1: ...")."""
+    from ..engine import EngineError
+
+    if name == "-":
+        try:
+            return load(sys.stdin)
+        except EngineError as e:
+            raise EngineError(f"standard input: {e}") from None
+    try:
+        return load(name)
+    except EngineError as e:
+        text = str(e)
+        raise EngineError(text if text.startswith(name) else f"{name}: {text}") from None
+
+
 def run(args) -> int:
     from ..reconcile.offline import MatchNumbers, load, reconcile_log
 
-    if args.out:
-        from ._paths import output_file
+    from ._paths import not_an_input, output_file, stdin_not_stdout, stdout_not
 
-        output_file("--out", args.out)  # before the log is read and reconciled
-
-    log = load(sys.stdin if args.log == "-" else args.log)
+    if args.out:  # before the log is read and reconciled
+        output_file("--out", args.out)
+        not_an_input("--out", args.out, ("the observation log being reconciled", 0 if args.log == "-" else args.log))
+    elif args.log == "-":
+        stdin_not_stdout("the drop lines")
+    else:
+        stdout_not("the observation log", args.log)
+    log = load_named(load, args.log)
     for problem in log.problems:
         print(f"coindrel reconcile: {args.log}: {problem}", file=sys.stderr)
     rec, reports = reconcile_log(log, sensors_from(args))

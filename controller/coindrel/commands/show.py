@@ -64,6 +64,9 @@ def parse_values(text: str) -> list[int]:
 def run(args) -> int:
     if args.png:
         check_png_path(args.png)
+        from ._paths import not_an_input
+
+        not_an_input("--png", args.png, ("the --geometry board file", args.geometry))
     g = geometry_by_name(args.geometry)
     state = parse_board(args.board, g)
     values = parse_values(args.values) if args.values else VALUES[args.round - 1]

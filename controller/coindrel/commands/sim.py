@@ -167,5 +167,11 @@ def _check_paths(args) -> None:
         output_file("--result", args.result)
     if args.script:
         input_file("--script", args.script, "script")
+    from ._paths import not_an_input, two_outputs
+
+    gif = args.out if args.display == "gifanim" else None
+    for option, path in (("--result", args.result), ("--out", gif)):
+        not_an_input(option, path, ("the --script file", args.script))
+    two_outputs(("--result", args.result), ("--out", gif), "the result would be written over the GIF")
     if args.state_dir and os.path.exists(args.state_dir) and not os.path.isdir(args.state_dir):
         raise UsageError(f"--state-dir {args.state_dir}: that is a file, not a folder; give a folder for the saved matches")

@@ -251,11 +251,19 @@ def _serve(args, board, say) -> None:
 def _check_paths(args) -> None:
     """Every file on the line, before the board runs (a bad --log would
     otherwise lose a whole run, a bad --channel-map pass unnoticed)."""
-    from ._paths import link_path, output_file
+    import os
 
+    from ._paths import link_path, not_an_input, output_file, two_outputs
+
+    board_file = args.board if args.board and os.path.isfile(args.board) else None
+    inputs = (("the --scenario file", args.scenario), ("the --script file", args.script),
+              ("the --channel-map file", args.channel_map), ("the --board file", board_file))
     for option, path in (("--log", args.log), ("--truth", args.truth)):
         if path:
             output_file(option, path)
+            not_an_input(option, path, *inputs)
+    two_outputs(("--log", args.log), ("--truth", args.truth),
+                "the observation log and the ground truth would be written over each other")
     if args.channel_map:
         from ..hub.channelmap import load_channel_map
 

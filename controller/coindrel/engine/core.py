@@ -133,7 +133,7 @@ def parse_switch_label(label: str) -> tuple[int, int]:
 
 def _digits(text: str) -> bool:
     """One or more ASCII digits (labels are parsed by hand: importing ``re`` costs a command's start)."""
-    return bool(text) and text.isascii() and text.isdigit()
+    return bool(text) and len(text) <= 6 and text.isascii() and text.isdigit()  # int() refuses 4301 digits
 
 
 def entry_label(entry: int) -> str:

@@ -12,7 +12,7 @@ from typing import Iterable
 
 from ..config import ConfigError
 
-_BCM = re.compile(r"^(?:GPIO|BCM)?(\d+)$", re.IGNORECASE)
+_BCM = re.compile(r"^(?:GPIO|BCM)?([0-9]{1,6})$", re.IGNORECASE)  # int() refuses 4301 digits
 
 
 def pin_key(pin) -> str:

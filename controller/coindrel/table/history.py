@@ -266,6 +266,9 @@ def find_match(state_dir: str | Path, ref: str) -> Path:
             raise JournalError(f"no finished matches are kept in {state_dir / HISTORY}")
         return files[-1]
     digits = ref.lstrip("#")
+    if digits.isdigit() and not (digits.isascii() and len(digits) <= 18):  # int() refuses or cannot print it
+        raise JournalError(f"{ref[:24]!r}{'...' if len(ref) > 24 else ''} is not a match number; "
+                           "`coindrel history` lists the kept matches with theirs")
     if digits.isdigit():
         for p in files:
             m = NUMBER.match(p.name)

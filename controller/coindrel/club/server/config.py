@@ -52,7 +52,7 @@ class ServerSettings:
 def parse_http(text: str) -> tuple[str, int]:
     host, sep, port = str(text).rpartition(":")
     host = host.strip("[]")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not sep or not host or not (port.isascii() and port.isdigit() and len(port) <= 5) or not 0 < int(port) < 65536:
         raise ConfigError(f"http {text!r}: write the address to listen on as HOST:PORT, e.g. 127.0.0.1:8080")
     return host, int(port)
 
