@@ -92,10 +92,16 @@ def read_log(source: str | Path | Iterable[str]) -> ObservationLog:
             header = header_from_json(d)
             switches = frozenset(geometry_by_name(header.board).labels)
             continue
-        kind = d.get("kind") if isinstance(d, dict) else None
+        if not isinstance(d, dict):
+            problems.append(f"line {n}: a JSON {type(d).__name__}, not an object like "
+                            '{"t": 1.5, "kind": "entry", "entry": 3}; skipped')
+            continue
+        kind = d.get("kind")
         if kind not in EVENT_KINDS:
             if kind == "note":
                 notes.append(d)
+            else:  # sensing.md section 3: readers skip kinds they do not know; a person should hear of it
+                problems.append(f"line {n}: {_unknown(kind)}; skipped")
             continue
         try:
             ev = event_from_json(d, switches)
@@ -110,6 +116,16 @@ def read_log(source: str | Path | Iterable[str]) -> ObservationLog:
         raise EngineError("the log is empty; it needs a header line")
     events.sort(key=lambda e: e.t)  # stable: equal times keep their order
     return ObservationLog(header, events, notes, problems)
+
+
+def _unknown(kind) -> str:
+    known = ", ".join(sorted(EVENT_KINDS)) + " and note"
+    if kind is None:
+        return f'no "kind" (an observation log\'s lines are {known})'
+    if kind == "header":
+        return "a second header (two logs joined into one?)"
+    shown = repr(kind) if len(repr(kind)) <= 40 else repr(kind)[:37] + "..."
+    return f"unknown kind {shown} (an observation log's lines are {known})"
 
 
 class LogWriter:

@@ -87,7 +87,7 @@ def test_an_emulator_writing_into_a_missing_folder_is_a_config_error_not_a_retry
     (["reconcile", "adir", "-o", "x.jsonl"], ["adir is a folder"]),
     (["reconcile", "-", "-o", "missing/out.jsonl"], ["--out missing/out.jsonl", "does not exist"]),
     (["health", "adir"], ["adir is a folder"]),
-    (["lesson", "bin.dat.toml"], ["no lesson called"]),
+    (["lesson", "bin.dat.toml"], ["bin.dat.toml: no such lesson file", "check the path"]),
     (["show", "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL", "--png", "/proc/x.png"], ["--png /proc/x.png", "the kernel makes up"]),
 ])
 def test_every_command_s_file_arguments(place, capsys, argv, needles):

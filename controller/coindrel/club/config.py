@@ -96,6 +96,10 @@ def parse_club(sec: Section) -> ClubSettings | None:
     import importlib.util
 
     if importlib.util.find_spec("aiomqtt") is None:
+        if isinstance(sec, _Options):
+            raise ConfigError(f"{sec.where('broker')}: joining a club needs the MQTT client (aiomqtt), which is not "
+                              "installed: install the club extra (pip install -e '.[club]' in the checkout, or "
+                              "pip install 'coindrel-table[club]'), or leave out --club and --table")
         raise ConfigError(f"{sec.source}: [club] is set, but the MQTT client is not installed: "
                           "pip install 'coindrel-table[club]' (or remove [club])")
     raw = sec.str("broker")
@@ -136,6 +140,17 @@ def parse_club(sec: Section) -> ClubSettings | None:
     return settings
 
 
+class _Options(Section):
+    """``[club]`` as ``coindrel sim``'s options give it: errors name the option, not a file's key."""
+
+    OPTIONS = {"broker": "--club", "table": "--table", "password_file": "--club-password-file",
+               "ca_file": "--club-ca-file"}
+
+    def where(self, key: str) -> str:
+        option = self.OPTIONS.get(key)
+        return f"{option} {self.data.get(key, '')}".rstrip() if option else f"command line: {key}"
+
+
 def settings_from_url(url: str, table: str, *, username: str | None = None, password_file: str | None = None,
                       ca_file: str | None = None, **more) -> ClubSettings:
     """``coindrel sim --club URL --table NAME``: the same checks as the config file."""
@@ -144,4 +159,4 @@ def settings_from_url(url: str, table: str, *, username: str | None = None, pass
         if v is not None:
             data[k] = str(Path(v).resolve()) if k != "username" else v
     data.update(more)  # the other [club] keys, e.g. home_assistant=True
-    return parse_club(Section("club", data, "command line"))
+    return parse_club(_Options("club", data, "command line"))

@@ -75,16 +75,39 @@ def _check_installed() -> None:
         raise ImportError(f"the club server needs {', '.join(missing)}: pip install 'coindrel-table[club]'")
 
 
+def _terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError):  # closed, or replaced by something that is no file
+        return False
+
+
 def _hash(args) -> int:
     from ..club.server.auth import hash_password
 
     if args.stdin:
-        password = sys.stdin.readline().rstrip("\n")
+        try:
+            password = sys.stdin.readline().rstrip("\r\n")
+            password.encode("utf-8")  # a C locale's stdin keeps bad bytes as surrogates, which scrypt refuses
+        except UnicodeError:
+            print("coindrel club: the password on standard input is not UTF-8 text; nothing printed", file=sys.stderr)
+            return 2
+    elif not _terminal():
+        # getpass then fails in termios (a pipe) or reads the terminal instead of the pipe
+        print("coindrel club: standard input is not a terminal, so the password cannot be typed (twice, unseen); "
+              "to read it from standard input, add --stdin: e.g. coindrel club hash-password --stdin < pw.txt",
+              file=sys.stderr)
+        return 2
     else:
         import getpass
 
-        password = getpass.getpass("Admin password: ")
-        if getpass.getpass("Again: ") != password:
+        try:
+            password = getpass.getpass("Admin password: ")
+            again = getpass.getpass("Again: ")
+        except EOFError:  # Ctrl-D
+            print("\ncoindrel club: no password given; nothing printed", file=sys.stderr)
+            return 2
+        if again != password:
             print("coindrel club: the two passwords differ; nothing printed", file=sys.stderr)
             return 2
     if len(password) < 8:

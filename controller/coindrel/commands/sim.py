@@ -92,7 +92,10 @@ def run(args) -> int:
         if p != "keyboard":
             from ..ai.players import player_by_name
 
-            player_by_name(p)  # an unknown name is said before anything about terminals
+            try:
+                player_by_name(p)  # an unknown name is said before anything about terminals
+            except EngineError as e:
+                raise EngineError(f"--players {args.players}: {e} (or keyboard for a person)") from None
     if "keyboard" in players and (args.fast or not sys.stdin.isatty()):
         why = "--fast runs on virtual time, faster than a person can play" if args.fast else "standard input is not a terminal"
         raise EngineError(f"--players {args.players}: a keyboard player needs a terminal and real time ({why}); "

@@ -76,23 +76,47 @@ def load_lessons() -> list[Lesson]:
 
 
 def load_lesson(name: str) -> Lesson:
-    """A packaged lesson by name (``drop-a-coin``), or a lesson file by path."""
-    path = Path(name)
-    if path.suffix == ".toml" and path.exists():
-        from ..limits import LESSON, read_text_limited
-
-        try:
-            text = read_text_limited(path, LESSON)
-        except OSError as e:
-            raise LessonError(f"{path}: cannot read the lesson ({e.strerror or e})") from None
-        except UnicodeDecodeError as e:
-            raise LessonError(f"{path}: not a text file (byte {e.start} is not UTF-8); a lesson is TOML") from None
-        return _load_file(path.stem, text, str(path))
+    """A packaged lesson by name (``drop-a-coin``) or by its number in the list
+    (``1``, as ``coindrel lesson`` shows it), or a lesson file by path."""
     resource = data_dir() / f"{name}.toml"
-    if not resource.is_file():
-        known = ", ".join(l.name for l in load_lessons())
-        raise LessonError(f"no lesson called {name!r}; the lessons are: {known}")
-    return _load_file(name, resource.read_text(encoding="utf-8"), f"lessons/data/{name}.toml")
+    if "/" not in name and not name.startswith(".") and resource.is_file():
+        return _load_file(name, resource.read_text(encoding="utf-8"), f"lessons/data/{name}.toml")
+    number = name.removeprefix("lesson").strip()
+    if number.isascii() and number.isdigit() and len(number) <= 6:
+        numbered = [lesson for lesson in load_lessons() if not lesson.extra]
+        for lesson in numbered:
+            if lesson.order == int(number):
+                return lesson
+        raise LessonError(f"there is no lesson {number}; the lessons are numbered "
+                          f"{', '.join(str(l.order) for l in numbered)} (coindrel lesson lists them)")
+    path = Path(name)
+    if path.is_dir():
+        raise LessonError(f"{path} is a folder, not a lesson file; give a lesson's .toml file, or a lesson's "
+                          "name or number (coindrel lesson lists them)")
+    if path.exists():
+        return _read_file(path)
+    known = ", ".join(l.name for l in load_lessons())
+    if path.suffix == ".toml" or "/" in name:
+        raise LessonError(f"{path}: no such lesson file; check the path, or give a lesson's name or number: {known}")
+    raise LessonError(f"no lesson called {name!r}; the lessons are: {known} (or their numbers, or a lesson .toml file)")
+
+
+def _read_file(path: Path) -> Lesson:
+    from ..limits import LESSON, read_limited
+
+    try:
+        data = read_limited(path, LESSON)
+    except OSError as e:
+        raise LessonError(f"{path}: cannot read the lesson ({e.strerror or e})") from None
+    if b"\0" in data:
+        raise LessonError(f"{path}: a binary file, not a TOML lesson file; a lesson is TOML text (see the "
+                          "format in coindrel/lessons/loader.py)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise LessonError(f"{path}: not a text file (byte {e.start} is not UTF-8), so not a TOML lesson file; "
+                          "a lesson is TOML text") from None
+    return _load_file(path.stem, text, str(path))
 
 
 def _load_file(name: str, text: str, source: str) -> Lesson:

@@ -143,6 +143,19 @@ def asking(flow) -> dict | None:
     return out
 
 
+_BACK_OUT = ("names", "rules", "history", "lessons", "lesson", "club-request")
+
+
+def _to_menu(mode: str) -> str:
+    """How a person at ``coindrel ctl`` gets from ``mode`` to where new-match works."""
+    if mode == "round-result":  # the last round's scores; its select shows the match result
+        return "`coindrel ctl press select` shows the match result"
+    if mode in _BACK_OUT:  # each back leaves (a lesson: a step back, out at its first step; a club request: declined)
+        return "`coindrel ctl press back` (again until `coindrel ctl status` says menu)"
+    return ("answer the table's question first (`coindrel ctl status` shows it), then `coindrel ctl press select` "
+            "until the status says result or menu")
+
+
 def handle(table, request) -> dict:
     """Carry out one decoded request; raises RequestError for a bad one."""
     if not isinstance(request, dict):
@@ -201,7 +214,8 @@ def new_match(table, request: dict) -> dict:
     if not isinstance(variants, list) or not all(isinstance(v, str) and v in VARIANT_NAMES for v in variants):
         raise RequestError(f"variants: a list of {', '.join(VARIANT_NAMES)}")
     if flow.mode not in ("menu", "result"):
-        raise RequestError(f"the table is on its {str(flow.mode)!r} screen; go back to the menu first")
+        raise RequestError(f"the table is on its {str(flow.mode)!r} screen; a new match starts from the menu or the "
+                           f"match result: {_to_menu(str(flow.mode))}, then ask again")
     now = table.now()
     if flow.mode == "result":
         flow.on_action(SELECT, now)  # the result screen's press leads to the menu

@@ -33,7 +33,10 @@ class PlayerSpec:
 
     def check(self, source: str = "players") -> None:
         for name in (self.one, self.two):
-            player_by_name(name)  # raises a clear error for an unknown player
+            try:
+                player_by_name(name)
+            except EngineError as e:  # it names the choices; the source names the file and the key
+                raise EngineError(f"{source}: {e}") from None
         if self.matches < 1:
             raise EngineError(f"{source}: matches must be 1 or more")
         if self.drops is not None and self.drops < 1:
