@@ -4,7 +4,9 @@ message naming the option or the file and what to do, before any work."""
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -122,3 +124,89 @@ def test_link_never_replaces_a_file_that_is_not_a_symlink(place, capsys):
     before = (place / "bin.dat").read_bytes()
     code, err, _ = run(capsys, "virtual-board", "--serve", "pty", "--link", "bin.dat")
     assert code == 2 and (place / "bin.dat").read_bytes() == before and not (place / "bin.dat").is_symlink()
+
+
+# -- a file written over the file being read ------------------------------------------
+# Found by a newcomer: `coindrel reconcile LOG -o LOG` left a 470-line log as its 57
+# drop lines, exit 0.
+
+LOG = ('{"kind": "header", "board": "standard", "state": ["LLLLLLLL", "LLLLLLL", "LLLLLLLL", "LLLLLLL", "LLLLLLLL"]}\n'
+       '{"t": 0.5, "kind": "entry", "entry": 3}\n')
+
+
+@pytest.fixture
+def files(place):
+    (place / "log.jsonl").write_text(LOG)
+    (place / "link.jsonl").symlink_to("log.jsonl")
+    os.link(place / "log.jsonl", place / "hard.jsonl")
+    (place / "script.jsonl").write_text('{"t": 1, "press": "select"}\n')
+    (place / "drops.jsonl").write_text('{"t": 0.5, "entry": 3}\n')
+    import shutil
+
+    from coindrel.engine.geometry import __file__ as geometry_py
+
+    shutil.copy(Path(geometry_py).parent.parent / "boards" / "standard.json", place / "board.json")
+    return place
+
+
+@pytest.mark.parametrize("argv, needles", [
+    (["reconcile", "log.jsonl", "-o", "log.jsonl"], ["--out log.jsonl: that is the observation log being reconciled",
+                                                     "Write to another file, e.g. log.out.jsonl"]),
+    (["reconcile", "log.jsonl", "--out", "link.jsonl"], ["--out link.jsonl", "link.jsonl and log.jsonl are one file"]),
+    (["reconcile", "link.jsonl", "-o", "hard.jsonl"], ["--out hard.jsonl", "hard.jsonl and link.jsonl are one file"]),
+    (["reconcile", "./log.jsonl", "-o", "log.jsonl"], ["--out log.jsonl: that is the observation log"]),
+    (["sim", "--fast", "--script", "script.jsonl", "--result", "script.jsonl"], ["--result script.jsonl: that is the --script file"]),
+    (["sim", "--fast", "--display", "gifanim", "--out", "r.gif", "--result", "r.gif"], ["--result r.gif and --out r.gif are one file"]),
+    (["virtual-board", "--script", "drops.jsonl", "--log", "drops.jsonl"], ["--log drops.jsonl: that is the --script file"]),
+    (["virtual-board", "--drop", "1", "--truth", "board.json", "--board", "board.json"], ["--truth board.json: that is the --board file"]),
+    (["virtual-board", "--drop", "1", "--log", "x.jsonl", "--truth", "x.jsonl"], ["--log x.jsonl and --truth x.jsonl are one file"]),
+    (["show", BOARD, "--geometry", "board.json", "--png", "board.json"], ["--png board.json: that is the --geometry board file"]),
+    (["hub", "calibration", "get", "--map", "board.json", "--out", "board.json", "--url", "socket://127.0.0.1:9"],
+     ["--out board.json: that is the --map channel map"]),
+])
+def test_no_command_writes_over_the_file_it_reads(files, capsys, argv, needles):
+    before = {p.name: p.read_bytes() for p in files.iterdir() if p.is_file()}
+    code, err, _ = run(capsys, *argv)
+    assert code == 2, err
+    for n in needles:
+        assert n in err, err
+    assert {p.name: p.read_bytes() for p in files.iterdir() if p.is_file()} == before
+    assert not (files / "x.jsonl").exists() and not (files / "r.gif").exists()
+
+
+def test_reconcile_from_standard_input_onto_the_log(files):
+    import subprocess
+    import sys
+
+    with open(files / "log.jsonl", encoding="utf-8") as inp:  # reconcile - -o LOG < LOG
+        proc = subprocess.run([sys.executable, "-m", "coindrel", "reconcile", "-", "-o", "link.jsonl"], stdin=inp,
+                              capture_output=True, text=True, cwd=files, timeout=120)
+    assert proc.returncode == 2 and "--out link.jsonl: that is the observation log being reconciled" in proc.stderr
+    assert (files / "log.jsonl").read_text() == LOG
+
+
+@pytest.mark.parametrize("argv, stdin, needle", [
+    (["reconcile", "log.jsonl"], None, "standard output is the observation log log.jsonl itself"),
+    (["health", "link.jsonl"], None, "standard output is the observation log link.jsonl itself"),
+    (["engine"], "log.jsonl", "standard input and standard output are the same file"),  # it read its own answers
+    (["reconcile", "-"], "log.jsonl", "standard input and standard output are the same file"),
+])
+def test_standard_output_appended_to_the_file_being_read(files, argv, stdin, needle):
+    import subprocess
+    import sys
+
+    with open(files / "log.jsonl", "a", encoding="utf-8") as out, open(files / (stdin or "script.jsonl")) as inp:
+        proc = subprocess.run([sys.executable, "-m", "coindrel", *argv], stdin=inp, stdout=out, stderr=subprocess.PIPE,
+                              text=True, cwd=files, timeout=120)
+    assert proc.returncode == 2 and needle in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert (files / "log.jsonl").read_text() == LOG
+
+
+def test_standard_output_that_the_shell_emptied_says_so(files):
+    import subprocess
+    import sys
+
+    with open(files / "log.jsonl", "w", encoding="utf-8") as out:  # reconcile LOG > LOG
+        proc = subprocess.run([sys.executable, "-m", "coindrel", "reconcile", "log.jsonl"], stdout=out,
+                              stderr=subprocess.PIPE, text=True, cwd=files, timeout=120)
+    assert proc.returncode == 2 and "the shell has already emptied it" in proc.stderr, proc.stderr

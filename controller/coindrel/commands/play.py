@@ -39,8 +39,8 @@ def add_arguments(p) -> None:
 class Terminal:
     """Reads entries from stdin, with the turn clock enforced where it runs."""
 
-    def __init__(self, out=sys.stdout, inp=sys.stdin):
-        self.out, self.inp = out, inp
+    def __init__(self, out=None, inp=None):
+        self.out, self.inp = out or sys.stdout, inp or sys.stdin  # the streams of now, not of the import
 
     def say(self, text: str = "") -> None:
         self.out.write(text + "\n")

@@ -78,8 +78,8 @@ def _parse_drops(args, entries: int) -> list[tuple[float, int]]:
             raise EngineError(f"--drop {item!r}: write ENTRY or ENTRY@SECONDS, e.g. 4 or 4@1.5") from None
         if not 1 <= e <= entries:
             raise EngineError(f"--drop {item!r}: entries are 1..{entries}")
-        if t < 0:
-            raise EngineError(f"--drop {item!r}: the time must be 0 or later")
+        if not t >= 0 or t == float("inf"):  # nan and inf too: inf stopped the run in an OverflowError
+            raise EngineError(f"--drop {item!r}: the time must be seconds, 0 or later")
         out.append((t, e - 1))
     return out
 
