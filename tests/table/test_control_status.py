@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from coindrel.table import control
 
 
@@ -113,3 +115,34 @@ def test_status_shows_a_passing_note_that_takes_the_next_press():
     assert st["note"]["title"] == "Events lost" and "next press puts this note away" in st["note"]["press"]
     flow.note_until = 4.0
     assert control.status_of(table)["note"] is None
+
+
+def test_new_match_on_the_last_round_s_result_says_how_to_go_on(tmp_path):
+    """Found by a newcomer: `coindrel ctl new-match` on the final result screen
+    said "go back to the menu first" without saying how."""
+    from coindrel.table.modes import Mode
+
+    from .awkward import rig_for, run_until
+
+    rig = rig_for(tmp_path, matches=1, seed=3)
+    try:
+        flow = rig.table.flow
+        assert run_until(rig, lambda: flow.match is not None and flow.match.over, 3000)
+        assert flow.mode is Mode.ROUND_RESULT
+        with pytest.raises(control.RequestError) as e:
+            control.handle(rig.table, {"cmd": "new-match", "players": ["Cy", "Di"]})
+        assert "'round-result' screen" in str(e.value) and "`coindrel ctl press select` shows the match result" in str(e.value)
+        control.handle(rig.table, {"cmd": "press", "button": "select"})  # as the message says
+        assert flow.mode is Mode.RESULT
+        answer = control.handle(rig.table, {"cmd": "new-match", "players": ["Cy", "Di"], "pads_clear": True})
+        assert answer["status"]["players"] == ["Cy", "Di"] and not flow.match.over
+    finally:
+        rig.close()
+
+
+@pytest.mark.parametrize("mode, words", [
+    ("rules", "`coindrel ctl press back` (again until `coindrel ctl status` says menu)"),
+    ("mismatch", "answer the table's question first"),
+])
+def test_every_screen_new_match_refuses_says_how_to_leave_it(mode, words):
+    assert words in control._to_menu(mode)

@@ -113,5 +113,19 @@ def test_configuration_mistakes_name_the_key():
         make_source("virtual", {"sped": 2})
     with pytest.raises(ConfigError, match="players"):
         make_source("virtual", {"players": "greedy"})
+    # found by a newcomer: the only config error that named no file, table or key
+    with pytest.raises(Exception, match=r"^config: \[board.virtual\] players: unknown computer player 'wizard'; "
+                                        r"choose from random, greedy, easy, medium, hard$"):
+        make_source("virtual", {"players": "greedy,wizard"})
     with pytest.raises(Exception, match="speed"):
         make_source("virtual", {"speed": -1})
+
+
+def test_run_check_names_the_file_table_and_key_of_an_unknown_player(tmp_path, capsys):
+    from coindrel.cli import main
+
+    f = tmp_path / "coindrel.toml"
+    f.write_text('[board]\nsource = "virtual"\n[board.virtual]\nplayers = "greedy,wizard"\n')
+    assert main(["run", "--check", "--config", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert f"{f}: [board.virtual] players: unknown computer player 'wizard'; choose from random, greedy" in err, err
