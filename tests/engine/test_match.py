@@ -262,13 +262,13 @@ def test_play_on_a_board_whose_exits_are_fed_from_higher_up(tmp_path):
 
 
 def test_play_falls_back_to_the_plain_drop_when_the_working_bytes_overflow(monkeypatch):
-    from coindrel.engine import match as match_module
-
-    def overflowing(w, rows, q):
-        raise IndexError  # as run() does when a count leaves its byte's room
-
     plain, fast = Match(MatchSetup(seed=6)), Match(MatchSetup(seed=6))
-    monkeypatch.setattr(match_module, "run", overflowing)
+    # Tables whose every cell overflows, as a count leaving its byte's room
+    # does: the loop indexes past the rows' end (drop() falls back too).
+    tables = plain.geometry._fast
+    past = (len(tables[2]),)
+    rows = tuple(tuple((b, past) for b in range(256)) for _ in tables[2])
+    monkeypatch.setitem(plain.geometry.__dict__, "_fast", tables[:2] + (rows,) + tables[3:])
     for entry in (1, 5, 2, 7, 0, 3):
         plain.play(entry)
     monkeypatch.undo()

@@ -185,7 +185,7 @@ class Topology:
         self.overflow = n + g.exit_count + 2
         self.exit_slice = slice(n, n + g.exit_count)
         self.entries = g.entry_switches
-        self.last_faults = None  # (faults, their tables' ``fast``): predict's memo of the last fault set
+        self.last_faults = ((), None)  # (faults, their tables' ``fast``): predict's memo of the last fault set
         stuck = {g.index(f.switch) for f in faults if isinstance(f, SwitchStuck)}
         slips = {g.index(f.switch) for f in faults if isinstance(f, PadNotHolding)}
         jams = {(g.index(f.switch), f.side) for f in faults if isinstance(f, Jam)}
