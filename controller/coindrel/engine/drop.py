@@ -95,7 +95,7 @@ def drop(state: BoardState, entries) -> Outcome:
         tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g, t = state.geometry._fast
     except AttributeError:
         tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g, t = topology(state.geometry).fast
-    w = state.codes + tail
+    w = state.codes + tail if tail else state.codes.copy()  # a copy is the cheaper call
     try:
         q = [starts[entries[0]]] if len(entries) == 1 else [*map(starts.__getitem__, entries)] or _starts(t, entries)
     except (KeyError, TypeError):
@@ -224,7 +224,7 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
     # drop()'s body again, with the fault set's tables: as-if predictions are
     # made in loops (the property tests, the benchmark).
     tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g, t = fast
-    w = state.codes + tail
+    w = state.codes + tail if tail else state.codes.copy()
     try:
         q = [starts[entries[0]]] if len(entries) == 1 else [*map(starts.__getitem__, entries)] or _starts(t, entries)
     except (KeyError, TypeError):

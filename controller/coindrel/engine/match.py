@@ -255,7 +255,7 @@ class Match(LogReplay):
             tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = board.geometry._fast
         except AttributeError:
             tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = topology(board.geometry).fast
-        w = board.codes + tail
+        w = board.codes + tail if tail else board.codes.copy()
         try:
             q = [starts[entry]]
             for k in q:  # drop.run(), written out
