@@ -28,6 +28,7 @@ PHASE_OVER = "over"
 
 _new = object.__new__
 _tuple_new = tuple.__new__  # a global: one look-up less than tuple.__new__ per drop
+_pattern = _PATTERNS.get  # a name bound by an import is called by LOAD_ATTR, a bound method made per call
 
 
 class _Score:
@@ -271,7 +272,7 @@ class Match(LogReplay):
         after.codes = (w if head is None else w[head]).translate(code_of)
         # The exits from the exit patterns seen lately (``exits_of_pattern``).
         key = bytes(w[exits_from]) + b"=" if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs))
-        exits = _PATTERNS.get(key)
+        exits = _pattern(key)
         if exits is None:
             exits = exits_of_pattern(key, exit_pairs is not None)
         values = self.s.values
