@@ -97,7 +97,7 @@ def drop(state: BoardState, entries) -> Outcome:
         tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g, t = topology(state.geometry).fast
     w = state.codes + tail if tail else state.codes.copy()  # a copy is the cheaper call
     try:
-        q = [starts[entries[0]]] if len(entries) == 1 else [*map(starts.__getitem__, entries)] or _starts(t, entries)
+        q = [starts[entries[0]]] if len(entries) == 1 else [*map(t.start, entries)] or _starts(t, entries)
     except (KeyError, TypeError):
         q = _starts(t, entries)  # an iterable, or bad entries: the message
     try:
@@ -226,7 +226,7 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
     tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g, t = fast
     w = state.codes + tail if tail else state.codes.copy()
     try:
-        q = [starts[entries[0]]] if len(entries) == 1 else [*map(starts.__getitem__, entries)] or _starts(t, entries)
+        q = [starts[entries[0]]] if len(entries) == 1 else [*map(t.start, entries)] or _starts(t, entries)
     except (KeyError, TypeError):
         q = _starts(t, entries)
     try:
