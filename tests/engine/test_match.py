@@ -261,17 +261,22 @@ def test_play_on_a_board_whose_exits_are_fed_from_higher_up(tmp_path):
     assert m.over
 
 
-def test_play_falls_back_to_the_plain_drop_when_the_working_bytes_overflow(monkeypatch):
-    from coindrel.engine import match as match_module
-
-    def overflowing(w, rows, q):
-        raise IndexError  # as run() does when a count leaves its byte's room
+def test_play_falls_back_to_the_plain_drop_when_the_working_bytes_overflow():
+    from coindrel.engine import topology
 
     plain, fast = Match(MatchSetup(seed=6)), Match(MatchSetup(seed=6))
-    monkeypatch.setattr(match_module, "run", overflowing)
-    for entry in (1, 5, 2, 7, 0, 3):
-        plain.play(entry)
-    monkeypatch.undo()
+    # Tables whose every cell overflows, as a count leaving its byte's room
+    # does: the loop indexes past the rows' end (drop() falls back too).
+    g = plain.geometry
+    tables = topology(g).fast
+    past = (len(tables[2]),)
+    rows = tuple(tuple((b, past) for b in range(256)) for _ in tables[2])
+    object.__setattr__(g, "_fast", tables[:2] + (rows,) + tables[3:])  # the geometry is frozen (and shared)
+    try:
+        for entry in (1, 5, 2, 7, 0, 3):
+            plain.play(entry)
+    finally:
+        object.__setattr__(g, "_fast", tables)
     for entry in (1, 5, 2, 7, 0, 3):
         fast.play(entry)
     assert plain.results == fast.results and plain.board == fast.board and plain.log == fast.log
