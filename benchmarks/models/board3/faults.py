@@ -142,7 +142,7 @@ class Faults:
         rng = self.rng
         f = self.beams.get((kind, n))
         out = []
-        for t0, t1, coin in pulses:
+        for t0, t1, coin, drop in pulses:
             tags = ()
             if rng.random() < 0.25:  # a coin's ragged edge: the beam flickers for a moment
                 cut = rng.uniform(t0 + 0.2 * (t1 - t0), t0 + 0.8 * (t1 - t0))
@@ -157,13 +157,13 @@ class Faults:
                 hit = f["rate"] >= 1.0 or rng.random() < f["rate"]
                 if f["fault"].endswith("dead"):
                     if hit:
-                        wood.act(coin, f["id"])
+                        wood.act(coin, f["id"], drop)
                         if f.get("mode") in ("dark", "blocked") or rng.random() < 0.5:
                             segs = []
                         else:  # dirty: a coin shows only as a glint too short to count
                             segs = [(t0, t0 + rng.uniform(0.0001, 0.0004))]
                 elif hit:
-                    wood.act(coin, f["id"])
+                    wood.act(coin, f["id"], drop)
                     tags = (f["id"],)
                     if rng.random() < 0.6 and t1 - t0 > 0.004:  # the coin's edge at the threshold
                         cut = rng.uniform(t0 + 0.3 * (t1 - t0), t0 + 0.6 * (t1 - t0))

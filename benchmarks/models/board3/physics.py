@@ -74,10 +74,11 @@ class Wood:
         a[0] = min(a[0], t)
         a[1] = max(a[1], t)
 
-    def act(self, coin: Coin, fid: int) -> None:
+    def act(self, coin: Coin, fid: int, drop=None) -> None:
         coin.tags.add(fid)
-        if isinstance(coin.drop, int):
-            self.acted.setdefault(coin.drop, set()).add(fid)
+        drop = coin.drop if drop is None else drop
+        if isinstance(drop, int):
+            self.acted.setdefault(drop, set()).add(fid)
 
     def mutate(self, t: float, s: int) -> None:
         self.mutations.append((t, s, self.state.side[s], self.state.coin[s]))
@@ -93,7 +94,7 @@ class Wood:
         if pulses and t0 < pulses[-1][1] + 0.0012:  # two coins in one slot: one after the other
             t0 = pulses[-1][1] + self.rng.uniform(0.0012, 0.004)
         dur = self.rng.uniform(0.009, 0.032) / coin.speed
-        pulses.append((t0, t0 + dur, coin))
+        pulses.append((t0, t0 + dur, coin, coin.drop))
         self.push(t0 + self.entry_fall[entry] * coin.speed * self.rng.uniform(0.95, 1.06), "arrive", coin,
                   self.b.entry_switch(entry))
         return t0
@@ -139,7 +140,7 @@ class Wood:
         if pulses and t < pulses[-1][1] + 0.0012:
             t = pulses[-1][1] + self.rng.uniform(0.0012, 0.003)
         dur = self.rng.uniform(0.005, 0.02) / coin.speed
-        pulses.append((t, t + dur, coin))
+        pulses.append((t, t + dur, coin, coin.drop))
         self.touch(coin, t + dur)
 
     def on_jam_release(self, t: float, chute) -> None:
