@@ -15,6 +15,8 @@ import random
 from .geometry import Board, Physical
 from .sensors import Track
 
+LONG_TEETER = (0.06, 0.25)  # seconds a coin may balance on a lever's edge, the long ones
+
 
 class Coin:
     __slots__ = ("drop", "speed", "tags", "_slip")
@@ -212,7 +214,7 @@ class Wood:
         knots = [(t, th0)]
         if rng.random() < 0.07:  # the coin teeters on the lever's edge before it gives
             h = rng.uniform(0.1, 0.45)
-            hold = rng.uniform(0.015, 0.06) if rng.random() < 0.7 else rng.uniform(0.06, 0.25)
+            hold = rng.uniform(0.015, 0.06) if rng.random() < 0.7 else rng.uniform(*LONG_TEETER)
             knots += [(start + 0.015, th0 + h * delta), (start + 0.015 + hold * 0.5, th0 + h * 0.6 * delta)]
             if rng.random() < 0.3:
                 knots.append((start + 0.02 + hold * 0.7, th0 + 0.03 * delta))  # it rocks back first

@@ -114,9 +114,14 @@ def ground_truth(board: Board, start: Physical, wood, specs: list, plan: list, e
             did = fid in strays or fid in sensor_tags or fid in seen[4] or any(fid in acted.get(k, ()) for k in drops)
             wrong, touched = differs(board, seen, shadows[fid], entries)
             did = did or board.by_label.get(f["where"]) in touched and f["fault"] in SENSING
+            if seen[5] is None:
+                continue  # nothing sensed at all (a coin no beam saw came to rest): it shows where that coin is met
             if wrong and (did or f["fault"] in LATENT):
-                if len(members) == 1 and drops:
+                if len(members) == 1 and drops and seen[0][entries[0]]:
                     shown[fid] = ("drop", drops[0])
+                elif len(members) == 1 and drops:
+                    # its entry beam missed it: no record of its own, what it did shows from its first event
+                    shown[fid] = ("t", seen[5])
                 else:
                     firsts = [entry_t[k] for k in drops] + ([seen[5]] if seen[5] is not None else [])
                     shown[fid] = ("t", min(firsts) if firsts else a)
