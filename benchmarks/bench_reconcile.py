@@ -1,10 +1,12 @@
-"""Reconciler benchmark on two board models: the project's virtual board
-(coindrel.virtual) and the independently written second model
-(benchmarks/models/board2). Every log goes through ``coindrel reconcile``'s
+"""Reconciler benchmark on three board models: the project's virtual board
+(coindrel.virtual), the independently written second model
+(benchmarks/models/board2) and the held-out third (benchmarks/models/board3,
+written without reading the other two, never tuned against). Every log goes through ``coindrel reconcile``'s
 own line writer; ``scoring.py`` sees only those JSON lines and the truth.
 
     PYTHONPATH=controller python benchmarks/bench_reconcile.py           # quick (about two minutes)
     PYTHONPATH=controller python benchmarks/bench_reconcile.py --full    # >= 50,000 healthy drops per model
+    PYTHONPATH=controller python benchmarks/bench_reconcile.py --model board3   # one model
 
 Figures (issue 13's "Done when"):
 
@@ -35,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks import scoring  # noqa: E402
 from benchmarks.models.board2 import Session  # noqa: E402
 from benchmarks.models.board2.board import Geometry  # noqa: E402
+from benchmarks.models.board3 import Session as Session3  # noqa: E402
 
 NAMES = ("switch_stuck", "pad_not_holding", "jam", "hall_fault", "switch_unseated", "exit_sensor_dead", "entry_sensor_dead",
          "exit_sensor_chatter", "entry_sensor_chatter", "moved_by_hand", "coin_added", "coin_removed")
@@ -118,6 +121,18 @@ def board2_fault(seed: int, faults: list):
     return Session(seed, drops=45, faults=faults).run()
 
 
+def board3_healthy(seed: int, drops: int = 70, stream: float | None = None):
+    return Session3(seed, drops=drops, stream=stream).run()
+
+
+def board3_fault(seed: int, faults: list):
+    return Session3(seed, drops=45, faults=faults).run()
+
+
+HEALTHY = {"board2": board2_healthy, "board3": board3_healthy}
+FAULTY = {"board2": board2_fault, "board3": board3_fault}
+
+
 def virtual_healthy(seed: int):
     from benchmarks.models.virtual_runs import run_virtual
 
@@ -148,7 +163,7 @@ def healthy_part(model: str, runs: int, seed: int, out: dict) -> dict:
     h = defaultdict(int)
     examples = []
     for i in range(runs):
-        log, truth = board2_healthy(seed * 1000 + i) if model == "board2" else virtual_healthy(seed * 1000 + i)
+        log, truth = HEALTHY.get(model, lambda s: virtual_healthy(s))(seed * 1000 + i)
         records, times, work = reconcile_lines(log)
         s = scoring.score_healthy(records, truth)
         for k in ("coins", "clean", "false_alarms", "unmatched", "extra_records"):
@@ -175,12 +190,12 @@ def fault_part(model: str, per_name: int, seed: int, out: dict, several: bool = 
         rng = random.Random(s)
         for attempt in range(6):  # a place this run exercises
             where = board2_place(name, rng)
-            if model == "board2":
+            if model in FAULTY:
                 faults = [(name, where, 12, rate, {"mode": mode} if mode else {})]
                 if several:
                     other = rng.choice([n for n in NAMES if n not in (name,)])
                     faults.append((other, board2_place(other, rng), 12, 1.0, {"mode": "frozen"} if other == "hall_fault" else {}))
-                log, truth = board2_fault(s + attempt, faults)
+                log, truth = FAULTY[model](s + attempt, faults)
             else:
                 specs = [virtual_spec(name, where, 25.0, rate, mode)]
                 if several:
@@ -291,8 +306,8 @@ def reference_ms() -> float:
     return (time.perf_counter() - t) * 1000.0
 
 
-def stream_part(seconds: float, out: dict) -> dict:
-    log, truth = board2_healthy(4242, drops=int(seconds * 4), stream=4.0)
+def stream_part(seconds: float, out: dict, model: str = "board2") -> dict:
+    log, truth = HEALTHY[model](4242, drops=int(seconds * 4), stream=4.0)
     records, times, work = reconcile_lines(log)
     s = scoring.score_healthy(records, truth)
     note_times(out, times, log)
@@ -349,18 +364,20 @@ def print_model(model: str, h: dict, rows: dict, stream: dict | None, out: dict,
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--full", action="store_true", help="the full run: >= 50,000 healthy drops per model, 24 runs per fault name")
-    ap.add_argument("--model", choices=("virtual", "board2", "both"), default="both")
+    ap.add_argument("--model", choices=("virtual", "board2", "board3", "both", "all"), default="all",
+                    help="both: virtual and board2; all: the three")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args(argv)
-    healthy_runs = {"board2": 720, "virtual": 950} if a.full else {"board2": 30, "virtual": 12}
+    healthy_runs = {"board2": 720, "virtual": 950, "board3": 720} if a.full else {"board2": 30, "virtual": 12, "board3": 30}
     per_name = 24 if a.full else 4
     wall = time.perf_counter()
-    for model in (("virtual", "board2") if a.model == "both" else (a.model,)):
+    models = {"both": ("virtual", "board2"), "all": ("virtual", "board2", "board3")}.get(a.model, (a.model,))
+    for model in models:
         out = {"times": [], "work": []}
         h = healthy_part(model, healthy_runs[model], a.seed, out)
         rows = summary(fault_part(model, per_name, a.seed, out))
         several = summary(fault_part(model, max(1, per_name // 2), a.seed + 7, out, several=True))
-        stream = stream_part(100.0 if a.full else 40.0, out) if model == "board2" else None
+        stream = stream_part(100.0 if a.full else 40.0, out, model) if model in HEALTHY else None
         loop = loops() if model == "board2" else None
         out["retimed"] = retime(out)
         print_model(model, h, rows, stream, out, several, loop, reference_ms())

@@ -7,8 +7,9 @@ looked up once per coin in the flat table, with nothing else on the way (no
 flip list, no exit list, no sort). The board and the flip counts are then one
 ``bytes.translate`` each of the working bytes, the exit counts a slice (on the
 standard board, of the last row's bytes, spread to one byte per exit: ``tables``).
-The loop is ``run``, the one every drop runs (a match's ``play`` too, which
-needs no ``Outcome``: the board and its exits from the working bytes).
+The loop is ``run``, the one every drop runs; ``drop``, ``predict`` and a
+match's ``play`` (which needs no ``Outcome``: the board and its exits from the
+working bytes) write its four lines out, the call being 3-4% of a single drop.
 The outcome, its board and a prediction are made by their types' own calls,
 which run no constructor, and filled slot by slot (``Outcome``).
 """
@@ -74,8 +75,8 @@ def _fallback(topo: Topology, state: BoardState, entries, in_place: bool) -> Out
 
 
 def run(w: bytearray, rows, q: list) -> None:
-    """The cascade loop, the one every drop runs (``drop``, ``predict``,
-    ``drop_in_place``, a match's ``play``): coins at the switch numbers in
+    """The cascade loop, the one every drop runs (``drop_in_place`` calls it;
+    ``drop``, ``predict`` and a match's ``play`` have these lines written out): coins at the switch numbers in
     ``q`` go to rest on the working bytes ``w`` (``tables``), each switch looked
     up once per coin in ``rows``. ``q`` ends holding one switch per coin's
     arrival, in processing order. A count past its byte's room raises
@@ -88,20 +89,23 @@ def run(w: bytearray, rows, q: list) -> None:
 
 def drop(state: BoardState, entries) -> Outcome:
     """Predict a drop (one coin per entry listed, all together). ``state`` is untouched."""
-    # This is the call everything makes, so it is written out in full (as
-    # predict's is) but for the loop itself: ``run``, the one copy of it (the
-    # call costs a single drop 0-4%, measured against the loop written here).
+    # This is the call everything makes, so it is written out in full, the
+    # loop too (``run``'s four lines: the call was 3-4% of a single drop);
+    # predict's and a match's play are the same lines.
     try:
         tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g, t = state.geometry._fast
     except AttributeError:
         tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g, t = topology(state.geometry).fast
-    w = state.codes + tail
+    w = state.codes + tail if tail else state.codes.copy()  # a copy is the cheaper call
     try:
-        q = [starts[entries[0]]] if len(entries) == 1 else [*map(starts.__getitem__, entries)] or _starts(t, entries)
+        q = [starts[entries[0]]] if len(entries) == 1 else [*map(t.start, entries)] or _starts(t, entries)
     except (KeyError, TypeError):
         q = _starts(t, entries)  # an iterable, or bad entries: the message
     try:
-        run(w, rows, q)
+        for s in q:  # run()
+            w[s], targets = rows[s][w[s]]
+            if targets:
+                q += targets
     except IndexError:  # t.overflow, past the table's end
         return _fallback(t, state, entries, False)
     o = Outcome()  # no __init__: the type's own call, cheaper than object.__new__
@@ -189,40 +193,48 @@ class _Predicted(Prediction):
     __init__ = object.__init__
 
 
+def _fault_fast(geometry, faults: tuple) -> tuple:
+    """The drop tables of a fault set, kept as the last one predict used.
+    Equal faults made anew take the memo's place, so the next call is an
+    identity test again rather than each fault's __eq__."""
+    t = topology(geometry)
+    last = t.last_faults
+    fast = last[1] if last[0] == faults else topology(geometry, faults).fast
+    t.last_faults = (faults, fast)
+    return fast
+
+
 def predict(state: BoardState, entries, faults=()) -> Prediction:
     """Predict a drop as if ``faults`` were present: what the board does and
     what its sensors would report. With no faults this is a healthy board."""
     if faults.__class__ is not tuple:
         faults = tuple(faults)
-    try:
-        t = state.geometry._topology
-    except AttributeError:
-        t = topology(state.geometry)
     if faults:
-        # Faults are frozen values, so the same ones as last time (compared by
-        # identity first, which tuples do) mean the same tables. Equal faults
-        # made anew take the memo's place, so the next call compares identities
-        # again rather than each fault's __eq__.
-        last = t.last_faults
-        if last is not None and last[0] == faults:
-            if last[0] is not faults:
-                t.last_faults = (faults, last[1])
-            fast = last[1]
-        else:
-            fast = topology(state.geometry, faults).fast
-            t.last_faults = (faults, fast)
+        # Faults are frozen values, so the same tuple as last time means the
+        # same tables: one identity test (``_fault_fast`` compares equal ones).
+        try:
+            last = state.geometry._topology.last_faults
+        except AttributeError:
+            last = topology(state.geometry).last_faults
+        fast = last[1] if last[0] is faults else _fault_fast(state.geometry, faults)
     else:
-        fast = t.fast
+        try:
+            fast = state.geometry._fast
+        except AttributeError:
+            fast = topology(state.geometry).fast
     # drop()'s body again, with the fault set's tables: as-if predictions are
     # made in loops (the property tests, the benchmark).
     tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g, t = fast
-    w = state.codes + tail
+    w = state.codes + tail if tail else state.codes.copy()
     try:
-        q = [starts[entries[0]]] if len(entries) == 1 else [*map(starts.__getitem__, entries)] or _starts(t, entries)
+        q = [starts[entries[0]]] if len(entries) == 1 else [*map(t.start, entries)] or _starts(t, entries)
     except (KeyError, TypeError):
         q = _starts(t, entries)
     try:
-        run(w, rows, q)
+        for s in q:  # run()
+            w[s], targets = rows[s][w[s]]
+            if targets:
+                q += targets
     except IndexError:
         o = _fallback(t, state, entries, False)
     else:

@@ -88,6 +88,12 @@ class Geometry(_Frozen):
     (topologies, the mirrored board).
     """
 
+    # What every drop and board text reads is kept in slots: a slot is read by
+    # one specialised instruction, while this class's instance dict (frozen
+    # through ``__setattr__``) kept losing its specialised look-up (CPython
+    # 3.11, measured: a generic attribute look-up per drop).
+    __slots__ = ("_fast", "_topology", "_cut_rows", "_split_rows", "__dict__")
+
     def __init__(self, name: str, lanes: int, rows, entries, holes=()):
         sets = object.__setattr__
         sets(self, "name", name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .clock import TurnClock
 from .core import COIN, HOLE, MatchError, exit_label
-from .drop import drop, drop_in_place, run
+from .drop import drop, drop_in_place
 from .outcome import _PATTERNS, exits_of, exits_of_pattern
 from .geometry import Geometry, geometry_by_name
 from .matchlog import LogReplay
@@ -28,6 +28,7 @@ PHASE_OVER = "over"
 
 _new = object.__new__
 _tuple_new = tuple.__new__  # a global: one look-up less than tuple.__new__ per drop
+_pattern = _PATTERNS.get  # a name bound by an import is called by LOAD_ATTR, a bound method made per call
 
 
 class _Score:
@@ -255,9 +256,13 @@ class Match(LogReplay):
             tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = board.geometry._fast
         except AttributeError:
             tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = topology(board.geometry).fast
-        w = board.codes + tail
+        w = board.codes + tail if tail else board.codes.copy()
         try:
-            run(w, rows, [starts[entry]])
+            q = [starts[entry]]
+            for k in q:  # drop.run(), written out
+                w[k], targets = rows[k][w[k]]
+                if targets:
+                    q += targets
         except (IndexError, KeyError):  # more coins at one switch than its byte holds (or a board of
             outcome = drop(board, (entry,))  # fewer entries, set by hand): drop()'s cascade, or its message
             exits = exits_of(outcome.exit_counts)
@@ -267,7 +272,7 @@ class Match(LogReplay):
         after.codes = (w if head is None else w[head]).translate(code_of)
         # The exits from the exit patterns seen lately (``exits_of_pattern``).
         key = bytes(w[exits_from]) + b"=" if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs))
-        exits = _PATTERNS.get(key)
+        exits = _pattern(key)
         if exits is None:
             exits = exits_of_pattern(key, exit_pairs is not None)
         values = self.s.values
@@ -298,52 +303,52 @@ class Match(LogReplay):
     def _score(self, entry: int, exits: tuple, points: int, after: BoardState, now: float | None) -> TurnResult:
         """What follows a drop; ``exits`` sorted and checked, ``points`` theirs, ``after`` owned by the match."""
         s = self.s
-        phase, player, rnd, values, scores, totals, owed = s.phase, s.to_move, s.round, s.values, s.round_scores, s.totals, s.owed_last
+        phase = s.phase
         if phase == PHASE_OVER:
             raise MatchError("the match is over; no more drops score")
-        forced, turns = s.forced_entry, s.turns
+        player, rnd, scores, totals, owed, forced = s.to_move, s.round, s.round_scores, s.totals, s.owed_last, s.forced_entry
         # The undo snapshot: one tuple of the fields in slot order, the board
         # before as immutable bytes (a caller may still change that board
         # object in place); _Score.restore makes it a bundle again.
-        self._undo.append((bytes(s.board.codes), rnd, scores, totals, player, owed, values, phase, forced,
-                           self.rng._state, turns))
+        self._undo.append((bytes(s.board.codes), rnd, scores, totals, player, owed, s.values, phase, forced,
+                           self.rng._state, s.turns))
         a, b = scores
         ta, tb = totals
         if player:
-            s.round_scores, s.totals = scores, totals = (a, b + points), (ta, tb + points)
+            s.round_scores = scores = (a, b + points)
+            s.totals = totals = (ta, tb + points)
         else:
-            s.round_scores, s.totals = scores, totals = (a + points, b), (ta + points, tb)
+            s.round_scores = scores = (a + points, b)
+            s.totals = totals = (ta + points, tb)
         s.board = after
-        s.turns = turns + 1
+        s.turns += 1
         s.forced_entry = None
         s.to_move = 1 - player
-        if owed is not None:
-            ends_round, last_drop = True, False  # this was the last drop; it cannot earn another
-        elif scores[player] >= (TARGETS[rnd] if rnd != ROUNDS - 1 else self.target):
-            ends_round, last_drop = False, True
-            s.owed_last = 1 - player
-        else:
-            ends_round = last_drop = False
-        over = ends_round and rnd == ROUNDS - 1
         try:  # after.text(), without the call
             cut = self.geometry._cut_rows
         except AttributeError:
             cut = _cutter(self.geometry)
         text = b"/".join(cut(after.codes.translate(_TEXT))).decode()
         self.log.append({"do": "drop", "t": now, "entry": entry, "exits": [*exits], "board": text})
-        clock = self.clock
-        if over:
-            s.phase = PHASE_OVER
-            self.over = True
-            if clock and now is not None:
-                clock.stop(now)
-        elif ends_round:
-            self._begin_round(rnd + 1)
-        else:
+        if owed is None:  # a drop that may earn the other player the round's last one
+            over = False
+            last_drop = scores[player] >= (TARGETS[rnd] if rnd != ROUNDS - 1 else self.target)
+            if last_drop:
+                s.owed_last = 1 - player
             s.phase = PHASE_TURN
-            if clock and now is not None:
-                clock.start(now)
-        result = _tuple_new(TurnResult, (player + 1, entry, rnd + 1, exits, points, scores, totals, last_drop, over, forced, text))  # a named tuple in one step
+            if now is not None and self.clock:
+                self.clock.start(now)
+        else:  # this was the round's last drop; it cannot earn another
+            last_drop = False
+            over = rnd == ROUNDS - 1
+            if over:
+                s.phase = PHASE_OVER
+                self.over = True
+                if now is not None and self.clock:
+                    self.clock.stop(now)
+            else:
+                self._begin_round(rnd + 1)
+        result = _tuple_new(TurnResult, (player + 1, entry, rnd + 1, exits, points, scores, totals, last_drop, over, forced, text))
         self.results.append(result)
         return result
 
@@ -360,8 +365,11 @@ class Match(LogReplay):
         self.rng.setstate(s.rng_state)
         self.over = s.phase == PHASE_OVER
         undone = self.results.pop()
-        if self.clock and now is not None and self.s.phase in (PHASE_TURN, PHASE_FALLING):
-            self.s.phase = PHASE_TURN
+        if s.phase == PHASE_FALLING:
+            # the snapshot was taken while that drop's coin fell: taken back, the turn is the dropper's again
+            # (without a clock the match stayed "falling", and the table said a coin was lost)
+            s.phase = PHASE_TURN
+        if self.clock and now is not None and s.phase == PHASE_TURN:
             self.clock.start(now)
         self.log.append({"do": "undo", "t": now})
         return undone

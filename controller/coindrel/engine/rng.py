@@ -11,6 +11,7 @@ from __future__ import annotations
 _MASK64 = (1 << 64) - 1
 _MULT = 6364136223846793005
 _INC = 1442695040888963407
+_FLOOR = tuple((1 << 32) % n if n else 0 for n in range(64))  # randbelow's rejection threshold per n
 
 
 class MatchRandom:
@@ -50,18 +51,19 @@ class MatchRandom:
     def shuffle(self, items: list) -> None:
         """Fisher-Yates, in place: ``j = randbelow(i + 1)`` for ``i`` from the
         last index down, with ``randbelow`` and ``_next32`` written out (a
-        shuffled match shuffles its values every round; the same numbers)."""
+        shuffled match shuffles its values every round; the same numbers: a
+        rotation by ``32 - rot`` is ``(-rot) & 31``'s but for 0, where both give ``x``)."""
         state = self._state
         for i in range(len(items) - 1, 0, -1):
             n = i + 1
-            threshold = 4294967296 % n
+            floor = _FLOOR[n] if n < 64 else 4294967296 % n
             while True:
                 old = state
                 state = (old * _MULT + _INC) & _MASK64
-                x = (((old >> 18) ^ old) >> 27) & 0xFFFFFFFF
+                x = ((old >> 18 ^ old) >> 27) & 0xFFFFFFFF
                 rot = old >> 59
-                r = ((x >> rot) | (x << ((-rot) & 31))) & 0xFFFFFFFF
-                if r >= threshold:
+                r = (x >> rot | x << 32 - rot) & 0xFFFFFFFF
+                if r >= floor:
                     break
             j = r % n
             items[i], items[j] = items[j], items[i]

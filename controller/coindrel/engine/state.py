@@ -216,7 +216,7 @@ def _splitter(g: Geometry):
     """One C call that cuts a board's letters into its rows (kept on the geometry)."""
     slices = g.row_slices
     split = itemgetter(*slices) if len(slices) > 1 else (lambda letters: (letters[slices[0]],))
-    g.__dict__["_split_rows"] = split  # frozen: cached beside the fields, like the drop tables
+    object.__setattr__(g, "_split_rows", split)  # frozen: cached beside the fields, like the drop tables
     return split
 
 
@@ -225,5 +225,6 @@ def _cutter(g: Geometry):
     logs the text of every drop, and five slices cost more than the drop."""
     from struct import Struct
 
-    cut = g.__dict__["_cut_rows"] = Struct("".join(f"{size}s" for size in g.row_sizes)).unpack
+    cut = Struct("".join(f"{size}s" for size in g.row_sizes)).unpack
+    object.__setattr__(g, "_cut_rows", cut)
     return cut

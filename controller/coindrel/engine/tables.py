@@ -185,7 +185,7 @@ class Topology:
         self.overflow = n + g.exit_count + 2
         self.exit_slice = slice(n, n + g.exit_count)
         self.entries = g.entry_switches
-        self.last_faults = None  # (faults, their tables' ``fast``): predict's memo of the last fault set
+        self.last_faults = ((), None)  # (faults, their tables' ``fast``): predict's memo of the last fault set
         stuck = {g.index(f.switch) for f in faults if isinstance(f, SwitchStuck)}
         slips = {g.index(f.switch) for f in faults if isinstance(f, PadNotHolding)}
         jams = {(g.index(f.switch), f.side) for f in faults if isinstance(f, Jam)}
@@ -304,9 +304,10 @@ def topology(geometry, faults=()) -> Topology:
     """The tables of a geometry, built once per geometry; with physical faults,
     derived from those (and remembered for the last 64-128 fault sets: about 50 kB each, a few MB on a Pi)."""
     if not faults:
-        topo = geometry.__dict__.get("_topology")
-        if topo is not None:
-            return topo
+        try:
+            return geometry._topology
+        except AttributeError:
+            pass
     cache = geometry.__dict__.get("_topologies")
     if cache is None:
         cache = geometry.__dict__["_topologies"] = {}  # frozen: cache beside the fields
@@ -322,8 +323,8 @@ def topology(geometry, faults=()) -> Topology:
                 del cache[k]
         cache[key] = topo
         if not key:
-            geometry.__dict__["_topology"] = topo
-            geometry.__dict__["_fast"] = topo.fast  # drop() reads it in one attribute
+            object.__setattr__(geometry, "_topology", topo)  # frozen: cached beside the fields
+            object.__setattr__(geometry, "_fast", topo.fast)  # drop() reads it in one attribute
     return topo
 
 
