@@ -72,10 +72,11 @@ def test_coins_close_together_fit_either_order():
 def test_a_flip_before_any_coin_left_the_rocker_above_is_untimely():
     g = standard_geometry()
     state = BoardState.parse(STATE, g)
-    # R2S2 moves before R1S3 does: only the coin from R1S2 can have done it.
+    # R2S2 moves half a second before R1S3 does (more than a hall's lag
+    # behind its rocker): only the coin from R1S2 can have done it.
     events = [EntryEvent(0.0, 1), SwitchEvent(0.06, "R1S2", "mid"), SwitchEvent(0.09, "R1S2", "R"),
-              EntryEvent(2.0, 2), SwitchEvent(2.06, "R2S2", "mid"), SwitchEvent(2.09, "R2S2", "R"),
-              SwitchEvent(2.1, "R1S3", "mid"), SwitchEvent(2.13, "R1S3", "L")]
+              SwitchEvent(2.06, "R2S2", "mid"), SwitchEvent(2.09, "R2S2", "R"),
+              EntryEvent(2.5, 2), SwitchEvent(2.56, "R1S3", "mid"), SwitchEvent(2.59, "R1S3", "L")]
     index = {label: i for i, label in enumerate(g.labels)}
     obs = observe_events(events, initial_readings(state), index, g.switch_count, g.exit_count, g.entry_count)
     physics = Physics(g)
@@ -85,6 +86,33 @@ def test_a_flip_before_any_coin_left_the_rocker_above_is_untimely():
     m = next(m for m in search.moves(world, trace) if m.kind == "chute" and m.s == g.index("R1S2") and m.side == 1)
     c = search.evaluate(world, (m,))[1]
     assert c is not None and untimely(obs, c, physics, feeders(g), 10.0) == 1
+    # A few ms early is a hall that shows its rocker moving late, not a coin before its cause.
+    early = [EntryEvent(0.0, 1), SwitchEvent(0.06, "R1S2", "mid"), SwitchEvent(0.09, "R1S2", "R"),
+             EntryEvent(2.0, 2), SwitchEvent(2.06, "R2S2", "mid"), SwitchEvent(2.09, "R2S2", "R"),
+             SwitchEvent(2.1, "R1S3", "mid"), SwitchEvent(2.13, "R1S3", "L")]
+    obs = observe_events(early, initial_readings(state), index, g.switch_count, g.exit_count, g.entry_count)
+    search = Search(physics, obs, [e for _, e in obs.entries], Sensors(), 0.1, g.labels)
+    trace, _ = search.evaluate(world, ())
+    m = next(m for m in search.moves(world, trace) if m.kind == "chute" and m.s == g.index("R1S2") and m.side == 1)
+    assert untimely(obs, search.evaluate(world, (m,))[1], physics, feeders(g), 10.0) == 0
+
+
+def test_a_rocker_turned_by_hand_needs_no_coin_and_the_coin_it_tips_needs_no_arrival():
+    g = standard_geometry()
+    state = BoardState.parse(STATE, g)
+    # A slow turn of R1S2 (a hand) tips its coin into R2S1, which flips.
+    events = [SwitchEvent(0.0, "R1S2", "mid"), SwitchEvent(0.5, "R1S2", "R"), SwitchEvent(0.4, "R2S1", "mid"),
+              SwitchEvent(0.43, "R2S1", "R"), EntryEvent(0.6, 6), SwitchEvent(0.66, "R1S7", "mid"), SwitchEvent(0.69, "R1S7", "R")]
+    index = {label: i for i, label in enumerate(g.labels)}
+    obs = observe_events(sorted(events, key=lambda e: e.t), initial_readings(state), index, g.switch_count, g.exit_count, g.entry_count)
+    physics = Physics(g)
+    search = Search(physics, obs, [e for _, e in obs.entries], Sensors(), 0.1, g.labels)
+    world = World(g, state.codes)
+    trace, _ = search.evaluate(world, ())
+    hands = [m for m in search.moves(world, trace) if m.kind == "hand" and m.s == g.index("R1S2")]
+    assert hands
+    c = search.evaluate(world, (hands[0],))[1]
+    assert c is not None and untimely(obs, c, physics, feeders(g), FALL) == 0
 
 
 def test_a_healthy_fit_is_never_charged():

@@ -32,7 +32,10 @@ from .faults import SwitchUnseated
 # hung in its chute for longer than the board's patience, or that arrived
 # before it left the rocker above.
 NO_CAUSE = math.log(0.02)
-EARLY = 0.01  # seconds: readings of two rockers a coin links are this close at best (hub timestamps)
+# A hall shows its rocker moving only once the magnet has left its band, so
+# a coin may leave a rocker (and reach the next) up to a whole flip before
+# that hall says so; this much earlier than its cause is allowed.
+EARLY = 0.15
 _UNTIMED = frozenset(("entry", "entry+rest", "missed", "cleared"))  # coins no event timed
 
 
@@ -58,6 +61,10 @@ def untimely(obs, cand, physics, feeds: list, fall: float) -> int:
     for f in list(d.new) + list(d.exercised):
         if isinstance(f, (HallFault, SwitchUnseated)):
             doubt.add(physics.geometry.index(f.switch))
+    # A rocker a hand turned over flipped with no coin (and a coin it
+    # tipped off left it then); one a coin passes while stuck shows no flip.
+    # A hall the explanation says lied about its pad is doubted too.
+    doubt.update(m.s for m in cand.moves if m.kind.startswith("hand") or m.kind == "pad")
     untimed = set(cand.stuck)  # a coin passing a stuck rocker makes no flip to time it by
     if cand.sticky:
         untimed.add(cand.sticky[0])
@@ -93,10 +100,10 @@ def _caused(c, start, obs, feeds, carried, doubt, untimed, entry_of, dead, windo
         if any(te - EARLY <= start <= te + fall for te, x in obs.entries if x == e):
             return True
     for p, side in feeds[c]:
+        if p in doubt or p in untimed or obs.flips[p] is None:
+            return True  # (a coin a hand tipped off leaves without arriving: its chute is not in the trace)
         if (p, side) not in carried:
             continue
-        if p in doubt or p in untimed or obs.flips[p] is None:
-            return True
         w = windows.get(p)
         if w is None:
             w = windows[p] = _windows(obs, p)
