@@ -113,3 +113,28 @@ def test_status_shows_a_passing_note_that_takes_the_next_press():
     assert st["note"]["title"] == "Events lost" and "next press puts this note away" in st["note"]["press"]
     flow.note_until = 4.0
     assert control.status_of(table)["note"] is None
+
+
+def test_status_shows_the_panels_list_and_the_board_check_before_a_match():
+    """Found by a newcomer: the pause menu and its mark, the coins counted
+    while correcting, and the pads / Holes check before a match were not in
+    ``ctl status`` at all (``asking`` null)."""
+    from .flowkit import make_flow, started
+
+    flow = make_flow(clock="off")
+    table = type("T", (), {"flow": flow, "now": staticmethod(lambda: 5.0), "journal": None, "reconciler": None,
+                           "reports": 0})()
+    flow.on_entry(2, 1.0)  # a coin at the menu
+    flow.start_match(2.0)
+    st = control.status_of(table)
+    assert st["asking"]["screen"] == "before start" and "off the pads" in st["asking"]["facts"][0]
+    assert "--pads-clear" in st["asking"]["answer"] and st["menu"] is None  # the question is over the menu
+    flow.on_action("select", 3.0)  # the pads are clear
+    flow.on_action("select", 4.0)  # the reveal
+    assert flow.mode == "turn"
+    flow.on_action("back", 4.5)  # the pause menu
+    st = control.status_of(table)
+    assert st["menu"]["title"] == "Paused" and st["menu"]["marked"] == st["menu"]["items"][0]
+    assert "Undo last drop" in st["menu"]["items"]
+    flow.on_action("next", 4.6)
+    assert control.status_of(table)["menu"]["marked"] == st["menu"]["items"][1]

@@ -64,6 +64,21 @@ def test_a_coin_resting_at_once_is_over_before_the_next_coin_that_joined_its_gro
     assert reports[0].to_json()["t_last"] == round(reports[0].t_last, 4)
 
 
+def test_a_coin_out_past_its_beam_is_over_when_the_beam_saw_it():
+    """Found by a newcomer on a served board: the next player's coin, in
+    26-200 ms after the last one left through exit 14, joined its group and
+    scored nothing as a second coin: the first coin's end was taken as its
+    last event plus the longest silence a cascade has (a coin at rest may
+    still fall unseen that long), though it had left the board."""
+    rec = Reconciler(G, "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL")
+    for ev in _entry8_through(10.0):
+        rec.feed(ev)
+    rec.feed(EntryEvent(10.6, 0))  # 50 ms after exit 16 saw the first coin: rests on R1S1
+    reports = rec.poll(30.0)
+    assert [r.entry for r in reports] == [7, 0] and [r.verdict for r in reports] == ["ok", "ok"]
+    assert reports[0].t_last <= 10.55 < 10.6, "out of the board when exit 16 saw it"
+
+
 def test_the_next_players_coin_grouped_with_a_resting_one_is_their_drop(tmp_path):
     clock = Clock()
     table = Table(G, Choices(clock="off"), store=MatchStore(tmp_path, **FAST).open(), new_seed=lambda: 7, clock=clock)
@@ -197,3 +212,24 @@ def test_the_health_says_since_which_drop_of_the_match(tmp_path):
     assert len(table.flow.match.results) == 3
     faults = [f for f in table.persistent_faults() if f["fault"] == "exit_sensor_dead"]
     assert faults and faults[0]["first_drop"] == 3, faults
+
+
+def test_a_fault_from_the_match_before_is_no_drop_of_this_one():
+    """Found by a newcomer: after a new match, ``ctl status`` said a fault was
+    there "since drop 12", the match before's drop 12 (the reconciler outlives
+    a match, as the board's faults do)."""
+    from coindrel.table.diagnosing import DiagnosisMixin
+
+    one, two = object(), object()
+    fault = {"fault": "exit_sensor_dead", "where": "exit 9", "first_drop": 5, "last_drop": 31}
+    table = type("T", (), {})()
+    table.flow = type("F", (), {"match": one})()
+    table.drop_numbers, table.numbers_for, table.match_first_drop = {5: 5, 30: 30}, one, 1
+    numbered = DiagnosisMixin._match_numbered
+    assert numbered(table, fault)["first_drop"] == 5  # the match it was seen in
+    table.flow.match = two  # a new match, no drop of it yet
+    out = numbered(table, fault)
+    assert out["first_drop"] is None and out["last_drop"] is None and out["earlier_match"]
+    table.drop_numbers[31], table.numbers_for, table.match_first_drop = 1, two, 31  # its first drop
+    out = numbered(table, fault)
+    assert out["first_drop"] is None and out["last_drop"] == 1 and out["earlier_match"]

@@ -135,3 +135,29 @@ def test_serving_on_a_socket_from_the_command_line(tmp_path, capsys, monkeypatch
     assert any(isinstance(f.msg, p.Hello) and f.msg.req == 1 for f in frames)
     assert sum(1 for f in frames if isinstance(f.msg, p.Beam) and f.msg.broken and f.msg.beam < 8) == 3
     assert read_log(log).problems == [] and "virtual board: 3 drops" in capsys.readouterr().out
+
+
+def test_a_port_already_taken_is_named_with_the_fix(capsys):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port_no = s.getsockname()[1]
+        rc = main(["virtual-board", "--serve", f"socket://127.0.0.1:{port_no}", "--speed", "0", "--until", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "Traceback" not in err
+    assert f"cannot serve on socket://127.0.0.1:{port_no}: address already in use" in err
+    assert "socket://127.0.0.1:0 picks a free one" in err
+
+
+def test_speed_0_with_players_is_refused_with_the_fix(capsys, tmp_path):
+    """Found by a newcomer: served at --speed 0, the players' whole match was
+    over in a moment, before the table could start one: no drop ever came."""
+    assert main(["virtual-board", "--serve", "socket://127.0.0.1:0", "--speed", "0", "--players", "greedy,random"]) == 2
+    assert "use --speed 1" in capsys.readouterr().err
+    config = tmp_path / "c.toml"
+    config.write_text('[board]\nsource = "virtual"\n[board.virtual]\nplayers = "greedy,random"\nspeed = 0\n')
+    assert main(["run", "--config", str(config), "--check"]) == 2
+    err = capsys.readouterr().err
+    assert "[board.virtual] speed" in err and "use 1 (real time)" in err and "Traceback" not in err
