@@ -178,16 +178,17 @@ def test_a_hub_that_gives_back_events_the_journal_has_adds_none_twice(tmp_path):
 
 
 def test_a_second_coins_verdict_saved_without_its_board_change_is_reconciled_again(tmp_path):
-    # The tenth coin goes in while the ninth still waits for its verdict: a second coin in that turn
-    # (it scores nothing; the board follows it). Killed after its verdict, before the board change.
-    drops = DROPS[:9] + [(23.0, 0)]
+    # The tenth coin goes in while the ninth still falls (and waits for its verdict): a second coin in that
+    # turn (it scores nothing; the board follows it). Killed after its verdict, before the board change.
+    # (At 23.0 s the ninth had left by exit 14: board time makes that coin the next turn's drop.)
+    drops = DROPS[:9] + [(22.2, 0)]
     got, table, board = play(tmp_path, drops, hold=(22.0, 23.6),
                              kill=lambda v: v.get("drop") is None and v.get("entry") == 1)
     assert got[8] == (4, (13,))
     m = table.flow.match
     assert [c & 1 for c in m.board.codes] == [c & 1 for c in board.world.codes]
     _once_each(table)
-    tenth = [v for v in verdicts(table) if v.get("t") == 23.0]
+    tenth = [v for v in verdicts(table) if v.get("t") == 22.2]
     assert len(tenth) == 1 and tenth[0]["entry"] == 1  # its events reconciled once, no coin made up of them
 
 

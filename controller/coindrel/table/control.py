@@ -144,7 +144,8 @@ def asking(flow) -> dict | None:
 
             steps, title = [pads_text(flow.match)], "Check the pads"
             answer = "make the pads as the table says, then coindrel ctl press select (or drop the next coin)"
-        return {"screen": str(flow.mode), "drop": len(flow.match.results), "title": title, "board_mismatch": None,
+        drop = len(flow.match.results) + (1 if flow.mode == "restore" else 0)  # restore: the drop undone
+        return {"screen": str(flow.mode), "drop": drop, "title": title, "board_mismatch": None,
                 "findings": [], "facts": steps, "answers": [], "answer": answer}
     if flow.mode == "menu" and flow.message is not None and flow.before_start:
         # the board check before a match (pads to clear, Holes switches, rockers to set)
