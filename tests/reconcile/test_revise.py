@@ -71,3 +71,30 @@ def test_two_stories_merged_into_one_world_keep_the_share_of_the_weight_each_had
     assert w.support(jam, 27) == pytest.approx(0.9) and w.support(jam, 40) == pytest.approx(1.0)
     assert w.support(taken, 27) == pytest.approx(0.1)
     assert w.support(CoinRemoved("R1S1"), 27) == 0.0
+
+
+def test_a_tie_after_a_sure_leader_is_told_once_later_drops_settle_it_and_the_leader_stays_first():
+    from coindrel.reconcile.faults import ExitSensorChatter
+
+    g = standard_geometry()
+    codes = BoardState.empty(g).codes
+    chatter, taken, here, there = ExitSensorChatter(4), CoinRemoved("R5S2"), Jam("R4S1", 1), Jam("R4S2", 0)
+    rev = Reviser(g)
+    # A drop with two faults: a sure one, and a second one of three alike.
+    rev.note(_report(24, [Finding(chatter, 0.86), Finding(taken, 0.29), Finding(here, 0.29), Finding(there, 0.29)]))
+    still = [World(g, codes, frozenset({chatter, f}), 0.0, origin={(chatter, 24): 1.0, (f, 24): 1.0}) for f in (here, there)]
+    assert rev.update(still, 70.0) == []
+    settled = [World(g, codes, frozenset({chatter, there}), 0.0, origin={(chatter, 24): 1.0, (there, 24): 1.0})]
+    out = rev.update(settled, 75.0)
+    assert len(out) == 1
+    d = out[0].to_json()
+    assert [(x["fault"], x["where"]) for x in d["diagnosis"]] == [("exit_sensor_chatter", "exit 5"), ("jam", "R4S2 left outlet")]
+    assert d["diagnosis"][1]["say"].startswith("Drop 24, later drops tell which")
+    assert rev.update(settled, 80.0) == []  # told once
+
+
+def test_a_sure_leader_alone_is_not_followed():
+    g = standard_geometry()
+    rev = Reviser(g)
+    rev.note(_report(3, [Finding(PadNotHolding("R3S2"), 0.9), Finding(CoinAdded("R2S1"), 0.05), Finding(CoinAdded("R3S2"), 0.05)]))
+    assert rev.pending == []

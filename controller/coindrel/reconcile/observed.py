@@ -62,6 +62,7 @@ class Observed:
     active: tuple = ()  # switches with readings in the group
     coin_like: dict = field(default_factory=dict)  # switch -> flips shown as fast as a coin makes them (``mark_coin_like``)
     flip_floor: float = 0.0  # a side change faster than this is the sensor jumping, not a rocker moving
+    slow_limit: float = float("inf")  # a side change this slow or slower is counted in ``slow``
     slow: dict = field(default_factory=dict)  # switch -> flips shown as slowly as a hand moves a rocker
 
     @property
@@ -114,7 +115,7 @@ class Observed:
     def mark_coin_like(self, flip_limit: float, flip_floor: float = 0.0) -> "Observed":
         """Count the flips shown as a coin makes them: from one side to the
         other faster than a hand, slower than a sensor jumping."""
-        self.flip_floor = flip_floor
+        self.flip_floor, self.slow_limit = flip_floor, flip_limit
         self.coin_like, self.slow = {}, {}
         for s, spans in self.flip_spans.items():
             n = sum(1 for d in spans if d is not None and flip_floor <= d < flip_limit)

@@ -21,6 +21,7 @@ from ..engine import catalog
 from ..engine import BoardState, Geometry, Variants, standard_geometry
 from ..engine.core import HOLE, PAD_R
 from ..events import EntryEvent, EventError, StatusEvent, SwitchEvent
+from .causal import feeders, time_candidates
 from .belief import findings, next_worlds, posterior, provenance, vouched_worlds
 from .grouping import Group, Predictor
 from .health import HealthTracker
@@ -335,6 +336,7 @@ class Reconciler(PlainVerdicts):
             cands = explain_stray(search, live, self.expecting, searched)
         self.evaluations += search.evaluations
         cands = [c for c in cands if c.size <= MAX_SIZE]
+        time_candidates(cands, obs, self.physics, self._feeds(), self.timing.patience)
         ranked = posterior(cands)
         if not ranked:
             return self._unexplained(obs, prev)
@@ -374,6 +376,12 @@ class Reconciler(PlainVerdicts):
         if ok and all(r.ok for r in reports):
             self.timing.learn(obs)
         return reports
+
+    def _feeds(self) -> list:
+        feeds = getattr(self, "_feeds_of", None)  # (a checkpoint from before it existed has none)
+        if feeds is None:
+            feeds = self._feeds_of = feeders(self.geometry)
+        return feeds
 
     def _prove(self, best) -> None:
         """Coins of the best explanation met these switches, so their pad

@@ -25,6 +25,7 @@ NEW_LEADER = 0.6  # a different leader at least this sure revises
 MAX_REVISIONS = 2
 TIED = 0.75  # a first diagnosis whose leader was less sure than this is followed
 RULED_OUT = 0.05  # a first leader left with less than this share is ruled out
+TOLD_FROM = 0.1  # a tie after a sure leader is followed among explanations at least this likely
 
 
 @dataclass
@@ -33,18 +34,23 @@ class Revision:
     t: float
     diagnosis: list
     before: object = None  # the fault first ranked on the revised drop
+    told: bool = False  # later drops told which of the drop's tied explanations it was (its leader stands)
     drop = None
     verdict = "revised"
     ok = True  # a revision is no new mismatch
 
     def to_json(self) -> dict:
         return {"drop": None, "revises": self.revises, "t": round(self.t, 4), "verdict": self.verdict,
-                "diagnosis": [_line(f, i == 0 and self.before, self.revises) for i, f in enumerate(self.diagnosis)]}
+                "diagnosis": [_line(f, i == 0 and self.before, self.revises, self.told and i) for i, f in enumerate(self.diagnosis)]}
 
 
-def _line(f: Finding, before, n: int) -> dict:
+def _line(f: Finding, before, n: int, told: int = 0) -> dict:
     d = f.to_json()
-    if before is not None and before is not False and before != f.fault:
+    if told == 1:
+        d["say"] = f"Drop {n}, later drops tell which of its other explanations it was: " + say(f.fault, f.together)
+    elif told:
+        pass
+    elif before is not None and before is not False and before != f.fault:
         d["say"] = (f"Drop {n} first looked like {before.name.replace('_', ' ')} at {before.where}; later drops "
                     f"rule that out. " + say(f.fault, f.together))
     elif before is not None and before is not False:
@@ -61,6 +67,7 @@ class _Pending:
     left: int = FOLLOW
     revised: int = 0
     together: dict = field(default_factory=dict)
+    first: dict = field(default_factory=dict)  # each fault's confidence on the drop itself
 
 
 class Reviser:
@@ -73,11 +80,14 @@ class Reviser:
         if report.drop is None or report.ok or len(report.diagnosis) < 2:
             return
         first = report.diagnosis[0]
-        if first.confidence >= TIED:
+        # Followed when its leader was unsure, or when explanations after a
+        # sure leader tie (a drop with two faults: which jam is the other).
+        if first.confidence >= TIED and not _ties(report.diagnosis[1:]):
             return
         faults = [f.fault for f in report.diagnosis]
         self.pending.append(_Pending(report.drop, faults, first.fault, first.confidence,
-                                     together={f.fault: f.together for f in report.diagnosis}))
+                                     together={f.fault: f.together for f in report.diagnosis},
+                                     first={f.fault: f.confidence for f in report.diagnosis}))
 
     def update(self, worlds: list, t: float) -> list[Revision]:
         if not self.pending:
@@ -103,7 +113,15 @@ class Reviser:
             gone = probs.get(p.leader, 0.0) / s < RULED_OUT
             changed = lead != p.leader and (q >= NEW_LEADER or gone) and lead not in twins(p.leader, self.geometry, at_rest=False)
             settled = lead == p.leader and q >= SETTLED and p.sure < TIED and not p.revised
-            if changed or settled:
+            told = None if changed or settled else self._told(p, probs)
+            if told is not None:
+                # The sure leader stands (the drop had two faults); later
+                # drops told which of the tied others was the second one.
+                rest = sorted((f for f in p.faults[1:] if f != told and probs[f] >= 0.01), key=lambda f: -probs[f])
+                diag = [Finding(f, probs[f], p.together.get(f, ())) for f in [p.faults[0], told] + rest]
+                out.append(Revision(p.drop, t, diag, before=p.leader, told=True))
+                continue  # (its leader was sure, the tie is settled: nothing left to follow)
+            elif changed or settled:
                 diag = [Finding(f, probs[f] / s, p.together.get(f, ())) for f in ranked if probs[f] / s >= 0.01]
                 out.append(Revision(p.drop, t, diag, before=p.leader))
                 p.revised += 1
@@ -114,3 +132,23 @@ class Reviser:
                 keep.append(p)
         self.pending = keep
         return out
+
+    def _told(self, p: _Pending, probs: dict):
+        """After a sure leader (a drop with two faults), an explanation that
+        tied with others there and that the worlds now hold (``SETTLED``),
+        the others it tied with ruled out; or None. (Twins no sensor tells
+        apart are never told.)"""
+        if p.sure < TIED or p.faults[0] != p.leader:
+            return None
+        tied = [f for f in p.faults[1:] if TOLD_FROM <= p.first.get(f, 1.0) < TIED]
+        for f in tied:
+            others = [g for g in tied if g != f and g not in twins(f, self.geometry, at_rest=False)]
+            if probs[f] >= SETTLED and others and all(probs[g] < RULED_OUT for g in others):
+                return f
+        return None
+
+
+def _ties(findings: list) -> bool:
+    """Two or more of these explanations are about as likely as each other and undecided."""
+    conf = [f.confidence for f in findings if TOLD_FROM <= f.confidence < TIED]
+    return any(abs(a - b) <= 0.05 * max(a, b) for i, a in enumerate(conf) for b in conf[i + 1:])

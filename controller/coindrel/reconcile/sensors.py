@@ -31,6 +31,13 @@ RIGHT_AGAIN = math.log(0.01)
 CLEAN_FLIP = math.log(0.05)
 STRAY_IN_DROP = math.log(1e-4)
 SLOW_FLIP = math.log(0.01)
+# A coin flip slower than this board's coins have made, yet as quick as a
+# coin teetering on a lever edge or a stiff rocker makes one (a third board
+# model's took 130-310 ms): slowness alone is weak evidence of a hand, and a
+# flip the cascade makes where a coin came is the coin's (122 false alarms
+# in 50,400 healthy drops named a hand there). Past this, a hand's pace.
+COIN_SLOW_LIMIT = 0.45
+PLAUSIBLY_SLOW = math.log(0.25)
 LOOKS_HEALTHY = math.log(0.2)
 
 
@@ -146,10 +153,13 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
     if hand_flips:
         check.update(hand_flips)
     for s, n in obs.slow.items():
-        # A rocker that took as long as a hand takes, explained as a coin's flip.
+        # A rocker that took as long as a hand takes, explained as a coin's flip
+        # (the hands in the story took the slowest of them).
         extra = n - (hand_flips.get(s, 0) if hand_flips else 0)
         if extra > 0 and s not in index.halls:
-            d.cost += extra * SLOW_FLIP
+            slow = sorted(x for x in obs.flip_spans.get(s, ()) if x is not None and x >= obs.slow_limit)[:extra]
+            slow += [COIN_SLOW_LIMIT] * (extra - len(slow))
+            d.cost += sum(PLAUSIBLY_SLOW if x < COIN_SLOW_LIMIT else SLOW_FLIP for x in slow)
     for s in check:
         tf = flips[s] + (hand_flips.get(s, 0) if hand_flips else 0)
         code = codes[s]

@@ -1,0 +1,139 @@
+"""When each coin reached its rocker: the timing a cascade must keep.
+
+The abelian cascade (rules.md section 4) says what a group of coins does in
+the end, not in which order they met a rocker; the sensors say when each
+rocker moved. A coin leaves a rocker as it flips it (or as it tips out the
+coin on its pad) and falls down one chute to the next rocker, which it
+reaches a fall later; so every flip a working hall shows must have a cause
+that an explanation keeps open: an entry beam broken shortly before (for a
+top-row rocker), or a rocker above it that flipped shortly before and whose
+outlet into this rocker the explanation has a coin leave by and not jammed.
+Nothing arrives at a row before the coin that caused it left the row above
+(sensing.md section 2), and no coin hangs in a chute for longer than the
+board's patience (the longest a coin balancing on an edge, or waiting for a
+busy rocker, has been allowed anywhere in the reconciler).
+
+This tells apart explanations that fit the counts alike: two coins in
+flight together that reached one pad through different chutes, seconds
+apart, where one story has the first coin stop in its chute and the other
+has a hand take the resting coin off or the later coin stop. It only adds a
+cost to explanations that claim something new (a fault, a hand, a coin), so
+a healthy drop is never judged on it (no false alarm can come of it).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..engine import EntrySensorDead, HallFault
+from .faults import SwitchUnseated
+
+# A flip no coin of the explanation could have caused in time: a coin that
+# hung in its chute for longer than the board's patience, or that arrived
+# before it left the rocker above.
+NO_CAUSE = math.log(0.02)
+# A hall shows its rocker moving only once the magnet has left its band, so
+# a coin may leave a rocker (and reach the next) up to a whole flip before
+# that hall says so; this much earlier than its cause is allowed.
+EARLY = 0.15
+_UNTIMED = frozenset(("entry", "entry+rest", "missed", "cleared"))  # coins no event timed
+
+
+def feeders(geometry) -> list[list[tuple[int, int]]]:
+    """For every switch, the outlets ``(switch, side)`` whose chute ends on it."""
+    n = geometry.switch_count
+    out: list[list] = [[] for _ in range(n)]
+    for s, outs in enumerate(geometry.outs):
+        for side, t in enumerate(outs):
+            if t < n:
+                out[t].append((s, side))
+    return out
+
+
+def untimely(obs, cand, physics, feeds: list, fall: float) -> int:
+    """How many flips a working hall showed in ``obs`` that no coin of
+    ``cand``'s cascade can have caused in time."""
+    if any(m.kind in _UNTIMED for m in cand.moves):
+        return 0
+    d = cand.derivation
+    idx = cand.world.index
+    doubt = set(idx.halls) | set(idx.unseated)
+    for f in list(d.new) + list(d.exercised):
+        if isinstance(f, (HallFault, SwitchUnseated)):
+            doubt.add(physics.geometry.index(f.switch))
+    # A rocker a hand turned over flipped with no coin (and a coin it
+    # tipped off left it then); one a coin passes while stuck shows no flip.
+    # A hall the explanation says lied about its pad is doubted too.
+    doubt.update(m.s for m in cand.moves if m.kind.startswith("hand") or m.kind == "pad")
+    untimed = set(cand.stuck)  # a coin passing a stuck rocker makes no flip to time it by
+    if cand.sticky:
+        untimed.add(cand.sticky[0])
+    carried = set()
+    for a in cand.trace.arrivals:
+        s = a >> 3
+        for side in ((0, 1) if s == (cand.sticky[0] if cand.sticky else -1) else physics.sides_used(a, s in cand.stuck, s in cand.slips)):
+            if (s, side) not in cand.jams:
+                carried.add((s, side))
+    g = physics.geometry
+    entry_of = {}
+    for e, sw in enumerate(g.entry_switches):
+        entry_of.setdefault(sw, []).append(e)
+    dead = {f.entry for f in list(d.new) + list(d.exercised) if isinstance(f, EntrySensorDead)}
+    windows = {}
+    bad = 0
+    for c in obs.active:
+        if c in doubt or obs.flips[c] is None:
+            continue
+        for t, span in zip(obs.flip_times.get(c, ()), obs.flip_spans.get(c, ())):
+            if span is None:
+                continue
+            start = t - span
+            if not _caused(c, start, obs, feeds, carried, doubt, untimed, entry_of, dead, windows, fall):
+                bad += 1
+    return bad
+
+
+def _caused(c, start, obs, feeds, carried, doubt, untimed, entry_of, dead, windows, fall) -> bool:
+    for e in entry_of.get(c, ()):
+        if e in dead:
+            return True
+        if any(te - EARLY <= start <= te + fall for te, x in obs.entries if x == e):
+            return True
+    for p, side in feeds[c]:
+        if p in doubt or p in untimed or obs.flips[p] is None:
+            return True  # (a coin a hand tipped off leaves without arriving: its chute is not in the trace)
+        if (p, side) not in carried:
+            continue
+        w = windows.get(p)
+        if w is None:
+            w = windows[p] = _windows(obs, p)
+        if any(a - EARLY <= start <= b + fall for a, b in w):
+            return True
+    return False
+
+
+def _windows(obs, s) -> list:
+    """When rocker ``s`` was moving in the group: (left its side, reached the other)."""
+    out = []
+    for t, span in zip(obs.flip_times.get(s, ()), obs.flip_spans.get(s, ())):
+        out.append((t - (span if span is not None else 0.2), t))
+    # A rocker that left its side and came back (a pivot that stuck, a
+    # jostle) moved too: a coin may have left it then.
+    seq = obs.readings.get(s, ())
+    for (t0, p0), (t1, p1) in zip(seq, seq[1:]):
+        if p0 == "mid":
+            out.append((t0, t1))
+    return out
+
+
+def time_candidates(cands: list, obs, physics, feeds: list, fall: float) -> None:
+    """Charge every explanation that claims something new for the flips it
+    cannot time (``NO_CAUSE`` each)."""
+    if not obs.entries:
+        return
+    for c in cands:
+        if c.size == 0:
+            continue
+        bad = untimely(obs, c, physics, feeds, fall)
+        if bad:
+            c.cost += bad * NO_CAUSE
