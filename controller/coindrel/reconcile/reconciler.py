@@ -364,7 +364,7 @@ class Reconciler(PlainVerdicts):
         if not order:
             return [stray_report(self.physics, obs, best, found, ok, ranked, self.worlds[0].codes)]
         reports = drop_reports(self.physics, obs, best, order, found, prev.codes, ok, ranked, self.drops + 1, self.worlds[0].codes,
-                               self.timing.silence, self.timing.journey)
+                               self.timing.silence, self.timing.journey, self.timing.chatter_window)
         self.drops += len(reports)
         for rev in self.reviser.update(self.worlds, obs.t1):
             self.tracker.revise(rev)
