@@ -68,3 +68,21 @@ def test_a_fault_met_by_two_coins_dropped_together_is_flagged_on_both():
     assert a["diagnosis"][0]["fault"] == "pad_not_holding" and a["diagnosis"][0]["where"] == "R4S6"
     (res,) = scoring.score_faults(out, truth)
     assert res["flagged"] and res["top1_first"]
+
+
+def test_two_coins_taken_for_a_repeat_later_are_revised_on_the_turn_s_own_drop():
+    # Virtual board: entry 8 counts drop 21's coin twice 49 ms apart; the
+    # second count's coin would have rested on R1S8 unseen, so drop 21 is ok
+    # as two coins (sensing.md section 4). The next coin there finds R1S8's
+    # pad empty: a revision record of drop 21 names the beam.
+    from benchmarks.models.virtual_runs import run_virtual
+
+    log, truth = run_virtual(38854387, ["entry_sensor_chatter@entry 8,t=25.0"])
+    out = [r.to_json() for r in reconcile_log(load([json.dumps(d) for d in log]))[1]]
+    first = next(r for r in out if r["drop"] == 21)
+    assert first["verdict"] == "ok" and first["entry"] == 8
+    rev = next(r for r in out if r["verdict"] == "revised" and r["revises"] == 21)
+    assert (rev["diagnosis"][0]["fault"], rev["diagnosis"][0]["where"]) == ("entry_sensor_chatter", "entry 8")
+    assert rev["diagnosis"][0]["say"].startswith("Drop 21 was taken for two coins in entry 8; later drops rule that out.")
+    (res,) = scoring.score_faults(out, scoring.virtual_truth(truth, log[1:]))
+    assert res["top1"] and res["listed"]

@@ -371,6 +371,7 @@ class Reconciler(PlainVerdicts):
             self._revisions.append(rev)
         for r in reports:
             self.reviser.note(r)
+        self.reviser.note_doubles(reports, found, self.timing.chatter_window)
         if ok and all(r.ok for r in reports):
             self.timing.learn(obs)
         return reports
