@@ -251,3 +251,23 @@ def test_undoing_the_last_drop_of_a_filed_match_reopens_it():
     assert [k for k in kinds(flow) if k[0] == fx.END_MATCH] == [(fx.END_MATCH, "finished", None)]
     choose(flow, "Undo last drop", now + 1)
     assert not m.over and [k for k in kinds(flow) if k[0] == fx.REOPEN_MATCH] == [(fx.REOPEN_MATCH, "", None)]
+
+
+def test_events_lost_asked_during_a_question_waits_for_the_turn_screen_and_a_press_clears_it():
+    """Found by a newcomer: "Events lost" asked while the mismatch question was
+    up stayed in ctl status for good, and never reached the screen."""
+    from coindrel.display import MessageView
+
+    flow = make_flow(board="LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL")
+    m = started(flow)
+    finding = type("F", (), {"say": "Exit 16 did not see a coin the cascade sent there."})()
+    flow.on_report(report_for(m, 7, 1, verdict="mismatch", seen=(), diagnosis=[finding]), 3.0)
+    assert flow.mode == "mismatch"
+    flow.ask(MessageView("Events lost", "Board events are lost. Check the board.", alert=True))
+    assert isinstance(flow.view(3.5), DiagnosisView)  # the question stays on top
+    choose(flow, "Board is right", 4.0)
+    assert flow.mode == "turn"
+    v = flow.view(4.5)
+    assert getattr(v, "title", None) == "Events lost"
+    flow.on_action("select", 5.0)
+    assert flow.message is None and getattr(flow.view(5.5), "title", None) != "Events lost"

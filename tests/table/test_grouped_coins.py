@@ -197,3 +197,24 @@ def test_the_health_says_since_which_drop_of_the_match(tmp_path):
     assert len(table.flow.match.results) == 3
     faults = [f for f in table.persistent_faults() if f["fault"] == "exit_sensor_dead"]
     assert faults and faults[0]["first_drop"] == 3, faults
+
+
+def test_a_fault_from_the_match_before_is_no_drop_of_this_one():
+    """Found by a newcomer: after a new match, ``ctl status`` said a fault was
+    there "since drop 12", the match before's drop 12 (the reconciler outlives
+    a match, as the board's faults do)."""
+    from coindrel.table.diagnosing import DiagnosisMixin
+
+    one, two = object(), object()
+    fault = {"fault": "exit_sensor_dead", "where": "exit 9", "first_drop": 5, "last_drop": 31}
+    table = type("T", (), {})()
+    table.flow = type("F", (), {"match": one})()
+    table.drop_numbers, table.numbers_for, table.match_first_drop = {5: 5, 30: 30}, one, 1
+    numbered = DiagnosisMixin._match_numbered
+    assert numbered(table, fault)["first_drop"] == 5  # the match it was seen in
+    table.flow.match = two  # a new match, no drop of it yet
+    out = numbered(table, fault)
+    assert out["first_drop"] is None and out["last_drop"] is None and out["earlier_match"]
+    table.drop_numbers[31], table.numbers_for, table.match_first_drop = 1, two, 31  # its first drop
+    out = numbered(table, fault)
+    assert out["first_drop"] is None and out["last_drop"] == 1 and out["earlier_match"]

@@ -43,8 +43,13 @@ def test_health_on_a_history_export_counts_the_matchs_drops(tmp_path, capsys):
     assert main(["health", str(log)]) == 0
     text = capsys.readouterr().out
     assert text.startswith(f"{drops} drops reconciled") and "1 coin(s) that were no drop of the match" in text
-    # reconcile still writes the reconciler's own lines (the notes are skipped by readers that do not know them)
+    # reconcile writes the reconciler's own lines, each with the match's number beside its own
     assert main(["reconcile", str(log)]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    numbered = [x for x in lines if x["drop"] is not None and x.get("revises") is None]
+    assert [x["match_drop"] for x in numbered].count(None) == 1, numbered  # the extra coin: no drop of the match
+    assert [x["match_drop"] for x in numbered if x["match_drop"] is not None] == list(range(1, drops + 1))
+    assert numbered[-1]["drop"] == drops + 1  # the reconciler counts the extra coin as a drop of its own
 
 
 def report(n, t, entry):

@@ -135,3 +135,17 @@ def test_serving_on_a_socket_from_the_command_line(tmp_path, capsys, monkeypatch
     assert any(isinstance(f.msg, p.Hello) and f.msg.req == 1 for f in frames)
     assert sum(1 for f in frames if isinstance(f.msg, p.Beam) and f.msg.broken and f.msg.beam < 8) == 3
     assert read_log(log).problems == [] and "virtual board: 3 drops" in capsys.readouterr().out
+
+
+def test_a_port_already_taken_is_named_with_the_fix(capsys):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port_no = s.getsockname()[1]
+        rc = main(["virtual-board", "--serve", f"socket://127.0.0.1:{port_no}", "--speed", "0", "--until", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "Traceback" not in err
+    assert f"cannot serve on socket://127.0.0.1:{port_no}: address already in use" in err
+    assert "socket://127.0.0.1:0 picks a free one" in err

@@ -10,7 +10,8 @@ DESCRIPTION = (
     "Reads an observation log (sensing.md section 3: a header line, then board events) and writes one "
     "JSON line per drop (sensing.md section 4): the entry, what the engine expected, what the sensors "
     "observed, the verdict (ok or mismatch), the ranked diagnosis and the board as believed afterwards. "
-    'Events that belong to no drop get a line with "drop": null. Lines of the log that cannot be read '
+    'Events that belong to no drop get a line with "drop": null. On a match\'s export (coindrel history '
+    '--events) each line also says the match\'s own drop number ("match_drop"; null: no drop of the match). Lines of the log that cannot be read '
     "are reported on standard error with their line numbers and skipped."
 )
 
@@ -34,7 +35,7 @@ def sensors_from(args):
 
 
 def run(args) -> int:
-    from ..reconcile.offline import load, reconcile_log
+    from ..reconcile.offline import MatchNumbers, load, reconcile_log
 
     if args.out:
         from ._paths import output_file
@@ -45,12 +46,14 @@ def run(args) -> int:
     for problem in log.problems:
         print(f"coindrel reconcile: {args.log}: {problem}", file=sys.stderr)
     rec, reports = reconcile_log(log, sensors_from(args))
+    numbers = MatchNumbers(log.notes)  # a match's export (coindrel history --events): its own drop numbers too
     out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
     try:
         for report in reports:
             if args.only_mismatches and report.verdict == "ok":
                 continue
-            out.write(json.dumps(report.to_json()) + "\n")
+            line = report.to_json()
+            out.write(json.dumps(numbers.line(report, line) if numbers else line) + "\n")
         out.flush()
     finally:
         if args.out:

@@ -63,28 +63,53 @@ def reconcile_log(log: ObservationLog, sensors: Sensors | None = None) -> tuple[
 MATCH_SLACK = 0.01  # seconds: a verdict's time is journalled to 1e-4 s; the same drop offline starts within this
 
 
-def match_numbers(reports, notes) -> dict[int, int | None] | None:
-    """The match's number of each drop the reconciler numbered, from a
-    history export's drop notes (``{"note": "drop", "drop": N|null, "entry",
-    "t"}``): null for a coin that was no drop of the match (a second coin in
-    its turn). None when the log has no such notes (not a match's export)."""
-    marks = [n for n in notes if n.get("note") == "drop" and isinstance(n.get("t"), (int, float))
-             and (n.get("drop") is None or type(n.get("drop")) is int)]
-    if not marks:
-        return None
-    used: set[int] = set()
-    out: dict[int, int | None] = {}
-    for r in reports:
+class MatchNumbers:
+    """The match's number of each drop the reconciler numbers, from a history
+    export's drop notes (``{"note": "drop", "drop": N|null, "entry", "t"}``):
+    null for a coin that was no drop of the match (a second coin in its turn).
+    Told one report at a time (``coindrel reconcile`` writes as it goes)."""
+
+    def __init__(self, notes):
+        self.marks = [n for n in notes if n.get("note") == "drop" and isinstance(n.get("t"), (int, float))
+                      and (n.get("drop") is None or type(n.get("drop")) is int)]
+        self.used: set[int] = set()
+        self.out: dict[int, int | None] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.marks)  # not a match's export otherwise
+
+    def tell(self, r) -> None:
         if r.drop is None or getattr(r, "revises", None) is not None:
-            continue
+            return
         entry = None if r.entry is None else r.entry + 1
         best = None
-        for i, n in enumerate(marks):
-            if i in used or abs(n["t"] - r.t) > MATCH_SLACK or (n.get("entry") is not None and n.get("entry") != entry):
+        for i, n in enumerate(self.marks):
+            if i in self.used or abs(n["t"] - r.t) > MATCH_SLACK or (n.get("entry") is not None and n.get("entry") != entry):
                 continue
-            if best is None or abs(n["t"] - r.t) < abs(marks[best]["t"] - r.t):
+            if best is None or abs(n["t"] - r.t) < abs(self.marks[best]["t"] - r.t):
                 best = i
         if best is not None:
-            used.add(best)
-            out[r.drop] = marks[best]["drop"]
-    return out
+            self.used.add(best)
+            self.out[r.drop] = self.marks[best]["drop"]
+
+    def line(self, r, line: dict) -> dict:
+        """``line`` (the report's JSON) with the match's numbers beside the
+        reconciler's: ``match_drop`` (and ``match_revises`` on a revision)."""
+        self.tell(r)
+        if r.drop is not None and r.drop in self.out:
+            line["match_drop"] = self.out[r.drop]
+        revised = getattr(r, "revises", None)
+        if revised is not None and revised in self.out:
+            line["match_revises"] = self.out[revised]
+        return line
+
+
+def match_numbers(reports, notes) -> dict[int, int | None] | None:
+    """The match's number of each drop the reconciler numbered (``MatchNumbers``);
+    None when the log has no drop notes (not a match's export)."""
+    numbers = MatchNumbers(notes)
+    if not numbers:
+        return None
+    for r in reports:
+        numbers.tell(r)
+    return numbers.out

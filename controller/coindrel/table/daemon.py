@@ -100,6 +100,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
         self.last_status = ""
         self.reports = 0
         self.drop_numbers: dict[int, int] = {}  # the reconciler's count of a drop -> the match's (journalled)
+        self.numbers_for, self.match_first_drop = None, 0  # the match numbered, and its first drop's reconciler count
         self.failed: str | None = None  # why the table must restart (a journal that cannot save)
         self._poke = asyncio.Event()  # set by every event and press: the loop steps at once
         self._shown = None  # the view on the panel now
@@ -246,6 +247,8 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
         if self.flow.is_extra_coin(report):
             return report, dataclasses.replace(report, drop=None)
         number = len(m.results) + 1
+        if self.numbers_for is not m:  # this match's first numbered drop: the reconciler's before it are earlier matches'
+            self.numbers_for, self.match_first_drop = m, report.drop
         self.drop_numbers[report.drop] = number
         report = report if number == report.drop else dataclasses.replace(report, drop=number)
         return report, report

@@ -164,9 +164,18 @@ class DiagnosisMixin:
         numbers the players see: the reconciler counts its own (from 1 again
         after a restart, and second coins in a turn too)."""
         out = dict(fault)
+        m = self.flow.match
+        # the reconciler outlives a match (the board's faults do): its drops before this match's first are no
+        # drop of this match, and the players would read "since drop 12" of the match before as this one's
+        this = getattr(self, "numbers_for", None) is m
+        first = getattr(self, "match_first_drop", 0) if this else float("inf")
         for key in ("first_drop", "last_drop"):
             if out.get(key) is not None:
-                out[key] = match_drop(self.drop_numbers, out[key])
+                if m is not None and out[key] < first:
+                    out[key] = None
+                    out["earlier_match"] = True
+                else:
+                    out[key] = match_drop(self.drop_numbers, out[key])
         return out
 
     def _believe(self, board: BoardState, match: Match | None = None, halls_right: bool = False,
@@ -205,12 +214,12 @@ class DiagnosisMixin:
                 self._save_timing_on_worker()  # the old one's (the child carries it to the new one)
                 self._diag.adopt(self.reconciler, carry)
                 self._adopted = self.reconciler
-                self.drop_numbers = {}  # a new reconciler counts from 1
+                self.drop_numbers, self.numbers_for = {}, None  # a new reconciler counts from 1
                 return self.reconciler
             if self._diag is not None:
                 self._save_timing_on_worker()  # the old one's, before the new one reads it
             self.reconciler = Reconciler(self.geometry, board, variants, sensors=self.sensors)
-            self.drop_numbers = {}  # a new reconciler counts from 1
+            self.drop_numbers, self.numbers_for = {}, None  # a new reconciler counts from 1
             if self._diag is not None:
                 self._diag.call(lambda rec, new=self.reconciler: self._restore_timing(new))
             else:

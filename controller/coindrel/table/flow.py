@@ -141,8 +141,12 @@ class TableFlow(Starting, DropInputs, MatchActions):
     # -- small helpers -------------------------------------------------------------
 
     def _go(self, mode: str, now: float) -> None:
-        if mode != self.mode:
-            self.message = None  # a message belongs to the screen it was shown on
+        if mode != self.mode and self._screen.messages:
+            # A message belongs to the screen it was shown on; one the daemon
+            # asked while a screen that shows none was up (a question, the
+            # pause menu) has not been read yet: it waits for the next screen
+            # that shows messages (it was dropped unread, and stayed in ``ctl status``).
+            self.message = None
         self.mode, self.since, self.scroll, self.selected = mode, now, 0, 0
         self._emit(fx.Expect(self.expecting))
 

@@ -147,7 +147,15 @@ class SocketTransport(Transport):
         self.accepting = True
 
     async def open(self) -> None:
-        self.srv = await asyncio.start_server(self._client, self.host, self.port)
+        try:
+            self.srv = await asyncio.start_server(self._client, self.host, self.port)
+        except OSError as e:
+            fix = {errno.EADDRINUSE: f"something already listens there (another virtual board?): stop it, or choose "
+                                     f"another port (socket://{self.host}:0 picks a free one)",
+                   errno.EADDRNOTAVAIL: "that address is not this machine's: use 127.0.0.1 (or localhost)",
+                   errno.EACCES: "ports below 1024 need root: choose a port from 1024 up"}.get(e.errno, "check the host and port")
+            what = os.strerror(e.errno).lower() if e.errno else str(e)
+            raise EngineError(f"cannot serve on socket://{self.host}:{self.port}: {what}; {fix}") from None
         self.port = self.srv.sockets[0].getsockname()[1]
         self.server.say(f"virtual hub on socket://{self.host}:{self.port}")
 
