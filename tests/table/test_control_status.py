@@ -94,6 +94,7 @@ def test_status_says_which_answer_is_marked_and_what_the_restore_screen_lists():
     assert flow.mode == "restore" and flow.restore  # drop 1 flipped a switch: it goes back by hand
     a = control.asking(flow)
     assert a["screen"] == "restore" and a["title"] == "Put the board back"
+    assert a["drop"] == 1, "the drop undone (a newcomer read 'about drop 2' after undoing drop 3)"
     assert a["facts"] == [step.text for step in flow.restore] and "press select" in a["answer"]
 
 
@@ -113,3 +114,44 @@ def test_status_shows_a_passing_note_that_takes_the_next_press():
     assert st["note"]["title"] == "Events lost" and "next press puts this note away" in st["note"]["press"]
     flow.note_until = 4.0
     assert control.status_of(table)["note"] is None
+
+
+def test_status_shows_the_panels_list_and_the_board_check_before_a_match():
+    """Found by a newcomer: the pause menu and its mark, the coins counted
+    while correcting, and the pads / Holes check before a match were not in
+    ``ctl status`` at all (``asking`` null)."""
+    from .flowkit import make_flow, started
+
+    flow = make_flow(clock="off")
+    table = type("T", (), {"flow": flow, "now": staticmethod(lambda: 5.0), "journal": None, "reconciler": None,
+                           "reports": 0})()
+    flow.on_entry(2, 1.0)  # a coin at the menu
+    flow.start_match(2.0)
+    st = control.status_of(table)
+    assert st["asking"]["screen"] == "before start" and "off the pads" in st["asking"]["facts"][0]
+    assert "--pads-clear" in st["asking"]["answer"] and st["menu"] is None  # the question is over the menu
+    flow.on_action("select", 3.0)  # the pads are clear
+    flow.on_action("select", 4.0)  # the reveal
+    assert flow.mode == "turn"
+    flow.on_action("back", 4.5)  # the pause menu
+    st = control.status_of(table)
+    assert st["menu"]["title"] == "Paused" and st["menu"]["marked"] == st["menu"]["items"][0]
+    assert "Undo last drop" in st["menu"]["items"]
+    flow.on_action("next", 4.6)
+    assert control.status_of(table)["menu"]["marked"] == st["menu"]["items"][1]
+
+
+def test_the_text_status_words_each_wait_and_the_panels_list():
+    from coindrel.commands.ctl import human
+
+    base = {"mode": "menu", "link": {"up": True, "detail": None}, "round": None, "message": None, "note": None,
+            "faults": []}
+    before = {"screen": "before start", "drop": None, "title": "Before we start", "board_mismatch": None,
+              "findings": [], "facts": ["Take every coin off the pads, then press."], "answers": [],
+              "answer": "do as it says on the board, then coindrel ctl press select"}
+    text = human({**base, "asking": before, "menu": None})
+    assert "Waiting before the match starts (before we start):" in text and "drop None" not in text
+    restore = dict(before, screen="restore", drop=3, title="Put the board back")
+    assert "Waiting for the board to be put back (drop 3 was undone):" in human({**base, "asking": restore})
+    menu = {"title": "Paused", "items": ["Resume", "Undo last drop"], "marked": "Undo last drop", "press": "p"}
+    assert "Paused: Resume, [Undo last drop]" in human({**base, "asking": None, "menu": menu})

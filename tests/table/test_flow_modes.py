@@ -154,3 +154,32 @@ def test_a_lesson_runs_from_the_menu_on_board_events():
             break
         flow.on_action("back", 11.0)
     assert flow.mode == "lessons"
+
+
+def test_the_pads_question_stays_until_answered_when_the_holes_one_comes_between():
+    """Found by a newcomer: coins dropped at the menu, then Start (asks to take
+    every coin off the pads), then Holes on and Start again: the Holes
+    question replaced the pads one, and the press that answered it counted
+    as the pads cleared: the match began believing full pads empty."""
+    from coindrel.engine import BoardState
+    from coindrel.table.flow import TableFlow
+    from coindrel.table.setupmenu import Choices
+
+    from .flowkit import FLAT, G
+
+    board = {"text": FLAT}
+    flow = TableFlow(G, Choices(), new_seed=lambda: 1, read_board=lambda: BoardState.parse(board["text"]))
+    flow.on_entry(3, 0.0)  # a coin at the menu: it may rest on a pad
+    flow.start_match(1.0)
+    assert flow.match is None and "take every coin off the pads" in flow.message.text
+    flow.message = None  # (a ctl new-match asks again with other choices)
+    flow.menu.choices.variants = flow.menu.choices.variants.replace(holes=True)
+    flow.start_match(2.0)
+    assert flow.match is None and flow.message.text.startswith("Holes: take out")
+    b = BoardState.parse(FLAT)
+    b.make_holes_in_place()
+    board["text"] = b.text()
+    flow.on_action("select", 3.0)  # the Holes switches are out: the press answers that question
+    assert flow.match is None and "take every coin off the pads" in flow.message.text, flow.message
+    flow.on_action("select", 4.0)  # now the pads
+    assert flow.match is not None

@@ -64,6 +64,21 @@ def test_a_coin_resting_at_once_is_over_before_the_next_coin_that_joined_its_gro
     assert reports[0].to_json()["t_last"] == round(reports[0].t_last, 4)
 
 
+def test_a_coin_out_past_its_beam_is_over_when_the_beam_saw_it():
+    """Found by a newcomer on a served board: the next player's coin, in
+    26-200 ms after the last one left through exit 14, joined its group and
+    scored nothing as a second coin: the first coin's end was taken as its
+    last event plus the longest silence a cascade has (a coin at rest may
+    still fall unseen that long), though it had left the board."""
+    rec = Reconciler(G, "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL")
+    for ev in _entry8_through(10.0):
+        rec.feed(ev)
+    rec.feed(EntryEvent(10.6, 0))  # 50 ms after exit 16 saw the first coin: rests on R1S1
+    reports = rec.poll(30.0)
+    assert [r.entry for r in reports] == [7, 0] and [r.verdict for r in reports] == ["ok", "ok"]
+    assert reports[0].t_last <= 10.55 < 10.6, "out of the board when exit 16 saw it"
+
+
 def test_the_next_players_coin_grouped_with_a_resting_one_is_their_drop(tmp_path):
     clock = Clock()
     table = Table(G, Choices(clock="off"), store=MatchStore(tmp_path, **FAST).open(), new_seed=lambda: 7, clock=clock)

@@ -149,3 +149,15 @@ def test_a_port_already_taken_is_named_with_the_fix(capsys):
     assert rc == 2 and "Traceback" not in err
     assert f"cannot serve on socket://127.0.0.1:{port_no}: address already in use" in err
     assert "socket://127.0.0.1:0 picks a free one" in err
+
+
+def test_speed_0_with_players_is_refused_with_the_fix(capsys, tmp_path):
+    """Found by a newcomer: served at --speed 0, the players' whole match was
+    over in a moment, before the table could start one: no drop ever came."""
+    assert main(["virtual-board", "--serve", "socket://127.0.0.1:0", "--speed", "0", "--players", "greedy,random"]) == 2
+    assert "use --speed 1" in capsys.readouterr().err
+    config = tmp_path / "c.toml"
+    config.write_text('[board]\nsource = "virtual"\n[board.virtual]\nplayers = "greedy,random"\nspeed = 0\n')
+    assert main(["run", "--config", str(config), "--check"]) == 2
+    err = capsys.readouterr().err
+    assert "[board.virtual] speed" in err and "use 1 (real time)" in err and "Traceback" not in err

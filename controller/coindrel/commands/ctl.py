@@ -111,14 +111,23 @@ def human(st: dict) -> str:
     if a:
         what = {True: "the board did not do what the engine predicted", None: "the players count its coins",
                 False: "the board did what the engine predicted, but the table flags it"}[a.get("board_mismatch")]
-        if a.get("screen") in ("restore", "check-pads"):
-            what = a.get("title", "").lower()
-        lines.append(f"Waiting for an answer about drop {a.get('drop')} ({what}):")
+        if a.get("screen") == "restore":
+            lines.append(f"Waiting for the board to be put back (drop {a.get('drop')} was undone):")
+        elif a.get("screen") == "check-pads":
+            lines.append(f"Waiting for the pads to be checked (after drop {a.get('drop')}):")
+        elif a.get("screen") == "before start":
+            lines.append(f"Waiting before the match starts ({a.get('title', '').lower()}):")
+        else:
+            lines.append(f"Waiting for an answer about drop {a.get('drop')} ({what}):")
         lines += [f"  {x}" for x in (*a.get("facts", ()), *a.get("findings", ()))]
         if a.get("pages"):
             marked = f"; select now chooses \"{a['marked']}\"" if a.get("marked") else ""
             lines.append(f"  page {a.get('page')} of {a['pages']}{marked}")
         lines.append(f"  {a.get('answer')}")
+    menu = st.get("menu")
+    if menu and not a:
+        lines.append(f"{menu['title']}: " + ", ".join(f"[{x}]" if x == menu.get("marked") else x for x in menu["items"]))
+        lines.append(f"  {menu.get('press')}")
     for f in st.get("faults") or []:
         lines.append(f"Fault: {f.get('say') or f}")
     return "\n".join(lines)

@@ -165,6 +165,10 @@ def run(args) -> int:
         raise EngineError(f"--speed {args.speed}: virtual seconds per real second, 0 or more (0: as fast as the controller reads)")
     _check_paths(args)
     scn = build(args)
+    if args.serve and args.speed == 0 and scn.players is not None:
+        raise EngineError("--speed 0 with --players: served flat out, the players play their whole match while no "
+                          "coin is in flight too, in a moment, before a controller can start one; use --speed 1 "
+                          "(real time) or more, or drops at given times (--drops, --script) with --speed 0")
     if not (scn.drops or scn.players or args.serve or scn.duration or args.until):
         raise EngineError("nothing would happen: give drops (--drop, --drops, --script), --players, a --scenario, or --serve")
     truth = TruthLog(args.truth) if args.truth else TruthLog()

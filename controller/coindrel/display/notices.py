@@ -121,7 +121,7 @@ def seen_text(ev) -> str:
 
 
 # events_lost's sentence speaks of "this drop"; on the Not a drop screen no drop was falling
-_LOST_OUTSIDE = "The hub link lost events, so what moved cannot be checked; the board's positions were re-read."
+_LOST_OUTSIDE = "The hub link lost events, so what moved cannot be checked; the board's positions are read again once the hub answers."
 
 
 def stray_view(report, facts: tuple[str, ...] = (), options=NOTICE_OPTIONS) -> DiagnosisView:

@@ -133,7 +133,7 @@ ROWS: tuple[Row, ...] = (
     Row(JAM_CLEARED, Place.OUTLET, False, False, 0.2,
         "Coins stopped at the {side} of {switch} came free and fell on.", AsIf.REPORT),
     Row(EVENTS_LOST, Place.LINK, False, False, 1.0,
-        "The hub link lost events during this drop, so it cannot be checked; the board's positions were re-read.",
+        "The hub link lost events during this drop, so it cannot be checked; the board's positions are read again once the hub answers.",
         AsIf.REPORT),
     Row(UNEXPLAINED, Place.BOARD, False, False, 1.0,
         "No single fault or pair of faults explains what the board did; check the board by hand and run coindrel selftest.",

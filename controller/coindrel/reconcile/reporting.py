@@ -4,7 +4,7 @@ belong to no drop, or plain lines when the group could not be checked."""
 
 from __future__ import annotations
 
-from ..engine.core import HOLE, PAD_R
+from ..engine.core import COIN, HOLE, PAD_R
 from .report import DropReport, attribute, drop_extras, healthy, rows, split
 
 
@@ -23,7 +23,11 @@ def drop_reports(physics, obs, best, order, found, prev_codes: bytes, ok: bool, 
         ends = [obs.t1]
     else:
         seen_exits, seen_flips = attribute_events(obs, parts, labels, ends, journey)
-        ends = [min(obs.t1, e + rest) for e in ends]
+        # A coin that came to rest, or left unseen, may still have fallen ``rest`` after its last event; a
+        # drop whose every coin went out past a beam that saw it had ended by then (a next coin 0.03-0.2 s
+        # after it was taken for a second coin in the same turn, and scored nothing)
+        ends = [e if _all_seen_out(part, seen) else min(obs.t1, e + rest)
+                for e, part, seen in zip(ends, parts, seen_exits)]
     reports, visits = [], []
     extra = drop_extras(obs, best, order)
     # A change to the belief (a coin added or taken, a pad the hall hid)
@@ -106,6 +110,16 @@ def odd_positions(physics, obs, prev_codes: bytes, entries) -> set:
         elif side is None or side != codes[s] & PAD_R:
             odd.add(s)
     return odd
+
+
+def _all_seen_out(part, seen_exits) -> bool:
+    """Whether every coin of a drop's share of the cascade left the board
+    through an exit whose beam saw it: none came to rest, fell into a hole or
+    jammed, and as many exits were seen as it sent out."""
+    trace, before, after = part
+    if trace.swallowed or any(trace.jams.values()) or len(seen_exits) != sum(trace.exits):
+        return False
+    return not any(a != HOLE and a & COIN and not (b != HOLE and b & COIN) for b, a in zip(before, after))
 
 
 def attribute_events(obs, parts, labels, ends=None, journey=None):

@@ -85,6 +85,7 @@ def status_of(table) -> dict:
         out.update(players=list(flow.menu.choices.players), round=None, scores=None, totals=None, turn=None,
                    to_move=None, drops=0, over=False, winner=None)
     out["asking"] = asking(flow)
+    out["menu"] = menu_of(flow, now)
     faults = []
     if table.reconciler is not None:
         try:
@@ -102,6 +103,26 @@ _CORRECTING = ("coindrel ctl press right or left moves to an exit, select adds a
                "(the drop scores what was counted)")
 
 
+def menu_of(flow, now: float) -> dict | None:
+    """The list on the panel (the setup menu, the pause menu, the coins at
+    each exit being corrected): its title, its rows ("Exit 3: 1") and the one
+    marked, which select chooses (a person at ``ctl`` saw none of them)."""
+    from ..display import MenuView
+
+    if flow.message is not None or (flow.note is not None and now < flow.note_until):
+        return None  # a message or a note is over it: the press goes there first
+    try:
+        v = flow.view(now)
+    except Exception:  # the status answers whatever the screen is doing
+        return None
+    if not isinstance(v, MenuView):
+        return None
+    rows = [f"{i.label}: {i.value}" if i.value is not None else i.label for i in v.items]
+    return {"title": v.title, "items": rows, "marked": rows[v.selected] if 0 <= v.selected < len(rows) else None,
+            "press": "coindrel ctl press right / left moves the mark, select chooses it"
+                     + (f" ({v.hint})" if v.hint else "")}
+
+
 def asking(flow) -> dict | None:
     """What the table's screen waits for a person to answer, in its words:
     a mismatch screen stays up until someone answers it, and "mismatch" is
@@ -109,8 +130,10 @@ def asking(flow) -> dict | None:
     flagged (a coin out of turn, in another entry than the clock chose)."""
     d = flow.diagnosis
     if flow.mode == "correct" and flow.match is not None:
+        counted = [f"exit {x + 1}: {n} coin{'s' if n > 1 else ''}" for x, n in enumerate(flow.correction or ()) if n]
         return {"screen": "correct", "drop": len(flow.match.results), "title": "Coins at each exit",
-                "board_mismatch": None, "findings": [], "facts": [], "answers": [], "answer": _CORRECTING}
+                "board_mismatch": None, "findings": [], "facts": counted or ["no coin counted yet"], "answers": [],
+                "answer": _CORRECTING}
     if flow.mode in ("restore", "check-pads") and flow.match is not None:
         # a person away from the panel reads what to do there (both were "asking": null)
         if flow.mode == "restore":
@@ -121,8 +144,16 @@ def asking(flow) -> dict | None:
 
             steps, title = [pads_text(flow.match)], "Check the pads"
             answer = "make the pads as the table says, then coindrel ctl press select (or drop the next coin)"
-        return {"screen": str(flow.mode), "drop": len(flow.match.results), "title": title, "board_mismatch": None,
+        drop = len(flow.match.results) + (1 if flow.mode == "restore" else 0)  # restore: the drop undone
+        return {"screen": str(flow.mode), "drop": drop, "title": title, "board_mismatch": None,
                 "findings": [], "facts": steps, "answers": [], "answer": answer}
+    if flow.mode == "menu" and flow.message is not None and flow.before_start:
+        # the board check before a match (pads to clear, Holes switches, rockers to set)
+        answer = "do as it says on the board, then coindrel ctl press select"
+        if flow.need_clear:
+            answer += " (or coindrel ctl new-match ... --pads-clear)"
+        return {"screen": "before start", "drop": None, "title": flow.message.title, "board_mismatch": None,
+                "findings": [], "facts": [flow.message.text], "answers": [], "answer": answer}
     if flow.mode != "mismatch" or d is None:
         return None
     findings, facts = list(getattr(d, "findings", ()) or ()), list(getattr(d, "facts", ()) or ())

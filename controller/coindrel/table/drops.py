@@ -29,6 +29,7 @@ class DropInputs:
             self.entry_t = None
             if self.mode is not Mode.LESSON:  # (a lesson keeps count of its own coins)
                 self.coins_between = True  # the next match asks for the pads to be cleared
+                self.clear_confirmed = False  # (again, if they were said clear before this coin)
             return
         # the turn's coin went in and is not yet reported: this one is a second coin in the same turn
         extra = m.phase == PHASE_FALLING and any(c[0] is m and not c[2] for c in self.coins_in)

@@ -18,8 +18,8 @@ class Menu(Screen):
         if flow.message is not None:
             flow.message = None
             if press in (SELECT, HOLD_SELECT):
-                flow.layout_confirmed = flow.need_layout
-                flow.clear_confirmed = flow.need_clear
+                flow.layout_confirmed = flow.layout_confirmed or flow.need_layout
+                flow.clear_confirmed = flow.clear_confirmed or flow.need_clear
                 flow.start_match(now)  # try again: the players fixed the board
             return
         chosen = flow.menu.act(press)

@@ -108,7 +108,7 @@ def resync(table, snap, seen: Look | None = None) -> list[Difference]:
     if between:
         log.warning("the board after the table resumed: %s", "; ".join(d.say() for d in between))
     if not changed:
-        log.info("the board is as the journal believes it (%d switches compared)", len(snap.positions))
+        log.info("the board read again agrees with what the table believes now (%d switches compared)", len(snap.positions))
         return diffs
     open_drop = seen.open_drop
     # Board time of the changes: inside the open drop (its coins are what moved

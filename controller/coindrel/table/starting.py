@@ -17,6 +17,10 @@ class Starting:
     def start_match(self, now: float) -> None:
         c = self.menu.choices
         g = self.geometry
+        # A press answers the question it was asked at: a pads question an earlier try asked, replaced by
+        # the Holes one, must not count as answered by the press at the Holes one (the match began believing
+        # pads empty that held coins: hardware faults named on a healthy board)
+        self.need_layout = self.need_clear = False
         try:
             board = self.read_board()
         except EngineError as e:

@@ -7,7 +7,7 @@
     seed = 7                                         # overrides the scenario's
     players = "greedy,random"                        # simulated players (optional)
     matches = 1
-    speed = 1.0                                      # virtual seconds per second; 0: as fast as it goes
+    speed = 1.0                                      # virtual seconds per second; 0: as fast as it goes (not with players)
     truth = "/tmp/truth.jsonl"                       # optional ground-truth log
 
 No serial link in between: events go straight from the virtual hub to the
@@ -107,7 +107,7 @@ class VirtualSource(BoardSource):
     def __init__(self, scenario: Scenario, speed: float = 1.0, truth: str | None = None, *, clock: Clock | None = None):
         super().__init__(clock)
         if speed < 0 or math.isnan(speed):
-            raise SourceError(f"virtual source: speed {speed} must be >= 0 (0: as fast as it goes)")
+            raise SourceError(f"virtual source: speed {speed} must be >= 0 (0: as fast as it goes; not with players)")
         self.scenario = scenario
         self.speed = speed
         self.truth = TruthLog(truth) if truth else TruthLog()
@@ -218,6 +218,10 @@ def parse(section: Section) -> VirtualSettings:
         spec.check(section.where("players"))
         scn = dataclasses.replace(scn, players=spec)
     speed = section.float("speed", 1.0, lo=0.0)
+    if speed == 0 and scn.players is not None:
+        # flat out, the players' whole match is over in a moment: before anyone can start one on the table
+        section.fail("speed", "0 runs the board flat out: with players, their whole match is played in a "
+                              "moment, before a match can start on the table: use 1 (real time) or more")
     truth = section.output_path("truth", None)
     section.check_unknown()
     return VirtualSettings(scn, speed, truth)
