@@ -275,3 +275,20 @@ def test_play_falls_back_to_the_plain_drop_when_the_working_bytes_overflow(monke
     for entry in (1, 5, 2, 7, 0, 3):
         fast.play(entry)
     assert plain.results == fast.results and plain.board == fast.board and plain.log == fast.log
+
+
+def test_undo_of_a_recorded_drop_gives_the_turn_back_without_a_clock():
+    """Found by a newcomer: with the clock off, an undo of a drop recorded
+    from the board (its coin seen first) left the match "falling", and the
+    table then said a coin was lost."""
+    from coindrel.engine import drop as engine_drop
+
+    m = Match(MatchSetup(seed=3))
+    m.reveal_done(0.0)
+    m.coin_seen(1.0)
+    o = engine_drop(m.board, [2])
+    m.record(2, o.exits, o.board, 2.0)
+    m.undo(3.0)
+    assert m.phase == "turn" and m.to_move == 1
+    m.coin_seen(4.0)  # and the next coin is seen as usual
+    assert m.phase == "falling"

@@ -360,8 +360,11 @@ class Match(LogReplay):
         self.rng.setstate(s.rng_state)
         self.over = s.phase == PHASE_OVER
         undone = self.results.pop()
-        if self.clock and now is not None and self.s.phase in (PHASE_TURN, PHASE_FALLING):
-            self.s.phase = PHASE_TURN
+        if s.phase == PHASE_FALLING:
+            # the snapshot was taken while that drop's coin fell: taken back, the turn is the dropper's again
+            # (without a clock the match stayed "falling", and the table said a coin was lost)
+            s.phase = PHASE_TURN
+        if self.clock and now is not None and s.phase == PHASE_TURN:
             self.clock.start(now)
         self.log.append({"do": "undo", "t": now})
         return undone

@@ -42,6 +42,14 @@ RESTORE, RESTORED = "restore", "restored"
 PLAYED_ON = "Played on"  # the answer of a question a newer drop's question replaced
 
 
+UNANSWERED = "'s question was not answered: it stands as scored"
+
+
+def _clip(text: str, limit: int = 90) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def ask_note(view: DiagnosisView) -> dict:
     exits = (lambda xs: None if xs is None else [x + 1 for x in xs])
     return {ASK: {"drop": view.drop, "title": view.title, "findings": list(view.findings), "facts": list(view.facts),
@@ -115,8 +123,12 @@ class QuestionsMixin:
                 # A newer drop's question took the screen (the players dropped on): the
                 # older one is answered by that, and says so; it was never asked again.
                 self._question_note({ANSWER: {"drop": old, "answer": PLAYED_ON}})
-                d = f.diagnosis = replace(d, facts=(f"Drop {old}'s question was not answered: it stands as "
-                                                    "scored.",) + tuple(d.facts))
+                # what it asked goes along (a restart replaying several flagged drops at once replaced each
+                # within milliseconds: nobody had read them), and so do the ones it had replaced
+                _, _, findings, facts = self.asked_key
+                earlier = tuple(x for x in facts if x.startswith("Drop ") and UNANSWERED in x)
+                said = f" (it said: {_clip(findings[0])})" if findings else ""
+                d = f.diagnosis = replace(d, facts=earlier + (f"Drop {old}{UNANSWERED}{said}.",) + tuple(d.facts))
                 key = question_key(d)
             self._question_note(ask_note(d))
             self.asked_key = key
