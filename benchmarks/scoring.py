@@ -164,14 +164,21 @@ def virtual_truth(lines: list[dict], events: list[dict] = ()) -> list[dict]:
             # rest at once): the next coin to meet where it rests shows it.
             rest, t0 = acted[0]["rested"], acted[0]["t"]
             acted = [d for d in drops if d["t"] > t0 and any(r in d.get("flips", {}) or r in d.get("rested", []) for r in rest)][:1]
+        alike = False  # every later drop checked, none shows it
+        after = f["t"]
         if not acted and f["fault"] in (catalog.COIN_ADDED, catalog.COIN_REMOVED):
             # A coin put on or taken off a pad: it shows at the first drop whose
             # true outcome differs from what the board without that change does.
-            acted = _first_unlike(f, drops)
-        if not acted and f["fault"] in catalog.CATALOG and catalog.row(f["fault"]).asif is catalog.AsIf.BELIEF:
-            # A changed board state (no drop marked): it shows when a coin next meets that switch.
+            kind, found = _first_unlike(f, drops)
+            acted = [found] if kind == "drop" else []
+            alike = kind == "alike"
+            after = found["t"] - 1e-9 if kind == "unknown" and found is not None else after
+        if not acted and not alike and f["fault"] in catalog.CATALOG \
+                and catalog.row(f["fault"]).asif is catalog.AsIf.BELIEF:
+            # A changed board state (no drop marked): it shows when a coin next meets that switch
+            # (not one of the drops found to do what the board without that change does).
             # (A physical fault that never acted on a coin changed nothing: it is not exercised.)
-            acted = [d for d in drops if d["t"] > f["t"] and (f["where"] in d.get("flips", {}) or f["where"] in d.get("rested", []))][:1]
+            acted = [d for d in drops if d["t"] > after and (f["where"] in d.get("flips", {}) or f["where"] in d.get("rested", []))][:1]
         first = acted[0] if acted else None
         # Readings of that switch changing at once (a hand, a hall going wrong).
         # A physical fault (the catalog's kind: it changes what coins do) moves
@@ -188,35 +195,59 @@ def virtual_truth(lines: list[dict], events: list[dict] = ()) -> list[dict]:
     return out
 
 
-def _first_unlike(f: dict, drops: list[dict]) -> list[dict]:
-    """[the first drop after ``f`` whose true outcome is not the engine's from
-    the true board with ``f``'s coin undone], or [] (not found, or drops in
-    flight together on the way, whose split between drops is a convention)."""
+def _first_unlike(f: dict, drops: list[dict]) -> tuple[str, dict | None]:
+    """Where ``f``'s coin first shows: ("drop", d) for the first drop after
+    ``f`` whose true outcome is not the engine's from the true board with
+    that coin undone, past drops in flight together whose combined outcome
+    (rules.md section 4 defines only that) is the engine's; ("alike", None)
+    when every later drop does what the board without the change does (it
+    never showed); ("unknown", d) when it cannot be told from ``d`` on (drops
+    in flight together that differ, another fault acting), d None when not at
+    all (a board that does not show the change)."""
     from coindrel.engine import BoardState, drop, standard_geometry
     from coindrel.engine.core import COIN
 
     later = [d for d in drops if d["t"] > f["t"]]
     if not later or not later[0].get("before"):
-        return []
+        return "unknown", None
     g = standard_geometry()
     if f["where"] not in g.labels:
-        return []
+        return "unknown", None
     s = g.labels.index(f["where"])
     board = BoardState.parse(later[0]["before"], g)
     codes = bytearray(board.codes)
     if bool(codes[s] & COIN) != (f["fault"] == catalog.COIN_ADDED):
-        return []  # the board does not show the change (the coin fell on at once)
+        return "unknown", None  # the board does not show the change (the coin fell on at once)
     codes[s] ^= COIN  # undo the coin put on (or taken off) the pad
     board = BoardState(g, bytes(codes))
-    for d in later:
-        if d.get("overlap"):
-            return []
-        out = drop(board, [d["entry"] - 1])
+    i = 0
+    while i < len(later):
+        group = [later[i]]  # with the drops in flight with it (the truth's ``overlap``, both ways)
+        while i + len(group) < len(later) and _joins(later[i + len(group)], group):
+            group.append(later[i + len(group)])
+        i += len(group)
+        if any(set(d.get("faults", ())) - {f["id"]} for d in group):
+            return "unknown", group[0]  # another fault acted: the board without this change is not known
+        try:
+            out = drop(board, [d["entry"] - 1 for d in group])
+        except Exception:  # noqa: BLE001 -- a board the engine refuses: cannot be told
+            return "unknown", group[0]
         flips = {g.labels[k]: c for k, c in enumerate(out.flip_counts) if c}
-        if sorted(x + 1 for x in out.exits) != sorted(d["exits"]) or flips != d["flips"]:
-            return [d]
+        seen_flips: dict = {}
+        for d in group:
+            for label, c in d["flips"].items():
+                seen_flips[label] = seen_flips.get(label, 0) + c
+        if sorted(x + 1 for x in out.exits) != sorted(x for d in group for x in d["exits"]) or flips != seen_flips:
+            # (drops in flight together whose combined outcome differs: the
+            # virtual board's lines split them by coin, its timing may differ
+            # from the engine's order there: not told)
+            return ("drop" if len(group) == 1 else "unknown"), group[0]
         board = out.board
-    return []
+    return "alike", None
+
+
+def _joins(d: dict, group: list[dict]) -> bool:
+    return any(d["drop"] in m.get("overlap", ()) or m["drop"] in d.get("overlap", ()) for m in group)
 
 
 def _unsensed(d: dict) -> bool:

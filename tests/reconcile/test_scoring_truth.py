@@ -59,3 +59,20 @@ def test_a_hand_a_coin_then_joined_is_judged_by_that_group_s_flagged_record():
                _rec(2, 25.34, 6, "mismatch", [("moved_by_hand", "R3S3")]) | {"t_end": 25.9}]
     (res,) = scoring.score_faults(records, truth)
     assert res["flagged"] and res["top1_first"]
+
+
+def test_a_coin_put_on_a_pad_shows_where_the_board_first_does_otherwise_past_drops_in_flight_together():
+    # Virtual board: a coin put on R1S2's pad (its lever side: only a hand puts
+    # it there). Drop 20 tips it silently onto R2S2, a drop whose every event
+    # the board without that coin makes too; drop 30, the next coin at R2S2,
+    # is the first to differ. Drops in flight together come before drop 20:
+    # their combined outcome is the engine's, so they do not stop the search
+    # (before: it stopped there and took the first drop to meet R1S2).
+    from benchmarks.models.virtual_runs import run_virtual
+
+    log, truth = run_virtual(248159310, ["coin_added@R1S2,t=25.0"])
+    lines = [d for d in truth if d.get("kind") == "drop"]
+    assert any(d.get("overlap") and 25.0 < d["t"] < 36.0 for d in lines)
+    (f,) = scoring.faults_of(scoring.virtual_truth(truth, log[1:]))
+    assert f.get("first_drop") == 30
+

@@ -57,6 +57,8 @@ class MovedByHand(Fault):
 class CoinAdded(Fault):
     switch: str
     unseen: bool = False  # the pad was unknown: coins fell there while the hub's events were lost
+    tipped_to: str = ""  # put on this rocker's lever-side pad, tipped on to that one unseen (tipped.py)
+    via: str = ""  # by a coin of this drop ("7") or of these in flight together ("7-8")
     name: ClassVar[str] = catalog.COIN_ADDED
 
     @property
@@ -252,6 +254,9 @@ def say(fault: Fault, together: tuple[Fault, ...] = ()) -> str:
     only with this one explain the drop."""
     if getattr(fault, "unseen", False):
         text = UNSEEN_PAD[fault.name].format(where=fault.where)
+    elif getattr(fault, "tipped_to", ""):
+        text = (f"Or that coin was put by hand on {fault.where}'s pad, on the side away from its inlet, and a coin "
+                f"of drop{'s' if '-' in fault.via else ''} {fault.via} tipped it on to {fault.tipped_to} unseen.")
     else:
         text = catalog.sentence(fault.name, fault.where) if fault.name in catalog.CATALOG else f"{fault.name.replace('_', ' ')} at {fault.where}."
     if together:

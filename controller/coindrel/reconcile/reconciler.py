@@ -35,6 +35,7 @@ from .reporting import drop_reports, stray_report
 from .search import Search
 from .stray import explain_stray
 from .timing import Timing
+from .tipped import TipWatch
 from .world import World, marginals, with_sides
 
 LIVE = math.log(1e-4)  # worlds less likely than this (relative to the best) are dropped
@@ -100,6 +101,7 @@ class Reconciler(PlainVerdicts):
         self._out: list[DropReport] = []
         self.reviser = Reviser(g)
         self.rates = Rates()
+        self.tips = TipWatch(g)
         self._revisions: list[Revision] = []
         self._lost_at: float | None = None
         # Pads nobody saw while board events were lost: coins that fell then
@@ -270,6 +272,7 @@ class Reconciler(PlainVerdicts):
                     self._tail = self._group
 
     def _set_belief(self, state: BoardState, keep_faults: bool, halls_right: bool) -> None:
+        self.tips.clear()  # the board as set now: no coin tipped unseen before it
         if halls_right and keep_faults:
             self.worlds = vouched_worlds(self.worlds, state, self.readings, self.switch_index)
             return
@@ -358,7 +361,7 @@ class Reconciler(PlainVerdicts):
             prev = best.world
         ok = not best.shown() and self._healthy(obs, prev)
         self.rates.count(best)
-        found = [self.rates.rated(f) for f in findings(ranked, prev)]
+        found = self.tips.extend([self.rates.rated(f) for f in findings(ranked, prev)], self.switch_index)
         self.worlds = next_worlds(ranked, self.geometry, self.drops + 1)
         provenance(self.worlds, self.physics)
         self._prove(best)
@@ -366,13 +369,15 @@ class Reconciler(PlainVerdicts):
         if not order:
             return [stray_report(self.physics, obs, best, found, ok, ranked, self.worlds[0].codes)]
         reports = drop_reports(self.physics, obs, best, order, found, prev.codes, ok, ranked, self.drops + 1, self.worlds[0].codes,
-                               self.timing.silence, self.timing.journey)
+                               self.timing.silence, self.timing.journey, self.timing.chatter_window)
         self.drops += len(reports)
+        self.tips.after_group(best.codes0, best.trace.flips, best.trace.visited(), self.worlds[0].codes, reports)
         for rev in self.reviser.update(self.worlds, obs.t1):
             self.tracker.revise(rev)
             self._revisions.append(rev)
         for r in reports:
             self.reviser.note(r)
+        self.reviser.note_doubles(reports, found, self.timing.chatter_window)
         if ok and all(r.ok for r in reports):
             self.timing.learn(obs)
         return reports

@@ -9,10 +9,11 @@ from .report import DropReport, attribute, drop_extras, healthy, rows, split
 
 
 def drop_reports(physics, obs, best, order, found, prev_codes: bytes, ok: bool, ranked, first: int, final_codes: bytes,
-                 rest: float = 0.0, journey: float | None = None) -> list[DropReport]:
+                 rest: float = 0.0, journey: float | None = None, together: float = 0.0) -> list[DropReport]:
     """Reports numbered from ``first`` for the drops in ``order`` ((t, entry, seen)). ``rest``:
     how long a coin may still fall after its last event before it rests (``Timing.silence``);
-    ``journey``: how long after its coin went in a drop can still make events (``Timing.journey``)."""
+    ``journey``: how long after its coin went in a drop can still make events (``Timing.journey``);
+    ``together``: counts of one entry this close are one act (``Timing.chatter_window``)."""
     g, labels = physics.geometry, physics.geometry.labels
     parts = split(physics, best, [e for _, e, _ in order])
     ends = [t for t, _, _ in order]  # each drop's own last event: at least its coin going in
@@ -67,6 +68,8 @@ def drop_reports(physics, obs, best, order, found, prev_codes: bytes, ok: bool, 
         odd = odd_positions(physics, obs, prev_codes, [e for _, e, _ in order])
         hit = [i for i, v in enumerate(visits) if v & odd]
         reports[hit[-1] if hit else -1].verdict = "mismatch"
+    if not ok:
+        share_flags(reports, order, together)
     reports[-1].state = rows(g, final_codes)
     alternatives = simplest(ranked)
     for r in reports:
@@ -74,6 +77,24 @@ def drop_reports(physics, obs, best, order, found, prev_codes: bytes, ok: bool, 
             r.diagnosis = list(found)
             r.alternatives = alternatives
     return reports
+
+
+def share_flags(reports, order, together: float) -> None:
+    """Coins that went into one entry together (counts ``together`` apart: two
+    coins at once, or one counted twice) are one act: they reach the entry's
+    switch together, and which of them rested there and which went on is the
+    rules' one-after-another convention (rules.md section 4), as is which
+    record the group's difference falls in. A flag on a later one is a flag
+    on the first, the turn's own coin, which the table asks about (the later
+    ones it notes as extra coins)."""
+    for i in range(len(reports) - 1, 0, -1):  # back to the first of a chain of counts
+        if not reports[i].ok and _together(order[i - 1], order[i], together):
+            reports[i - 1].verdict = "mismatch"
+
+
+def _together(a, b, window: float) -> bool:
+    (ta, ea, sa), (tb, eb, sb) = a, b
+    return sa and sb and ea == eb and tb - ta <= window
 
 
 def odd_positions(physics, obs, prev_codes: bytes, entries) -> set:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..engine import catalog
 from .belief import Finding
 from .faults import say, twins
 
@@ -46,7 +47,9 @@ class Revision:
 
 def _line(f: Finding, before, n: int, told: int = 0) -> dict:
     d = f.to_json()
-    if told == 1:
+    if isinstance(before, str):  # an ok drop: what it was taken for
+        d["say"] = f"Drop {n} {before}; later drops rule that out. " + say(f.fault, f.together)
+    elif told == 1:
         d["say"] = f"Drop {n}, later drops tell which of its other explanations it was: " + say(f.fault, f.together)
     elif told:
         pass
@@ -89,6 +92,18 @@ class Reviser:
                                      together={f.fault: f.together for f in report.diagnosis},
                                      first={f.fault: f.confidence for f in report.diagnosis}))
 
+    def note_doubles(self, reports, found: list, together: float) -> None:
+        """Two counts of one entry ``together`` apart reported ok as two coins
+        (the second came to rest unseen) while one coin counted twice fitted
+        too: followed, so that the next coin there, which finds that pad empty
+        or not, revises the first of them (the turn's own drop)."""
+        for a, b in zip(reports, reports[1:]):
+            if not (a.ok and b.ok and a.entry_seen and b.entry_seen and a.entry == b.entry and b.t - a.t <= together):
+                continue
+            f = next((x for x in found if x.fault.name == catalog.ENTRY_SENSOR_CHATTER and x.fault.entry == a.entry), None)
+            if f is not None and f.confidence >= RULED_OUT:
+                self.pending.append(_Pending(a.drop, [f.fault], None, 1.0 - f.confidence))
+
     def update(self, worlds: list, t: float) -> list[Revision]:
         if not self.pending:
             return []
@@ -100,6 +115,14 @@ class Reviser:
             probs = {}
             for f in p.faults:
                 probs[f] = sum(math.exp(w.logw) * w.support(f, p.drop) for w in worlds) / total
+            if p.leader is None:  # an ok drop: revised only once its one alternative is settled
+                (f,) = p.faults
+                if probs[f] >= SETTLED:
+                    taken = f"was taken for two coins in {f.where}" if f.name == catalog.ENTRY_SENSOR_CHATTER else "looked right"
+                    out.append(Revision(p.drop, t, [Finding(f, probs[f])], before=taken))
+                elif probs[f] >= RULED_OUT and p.left > 0:
+                    keep.append(p)
+                continue
             s = sum(probs.values())
             if s <= 0:
                 continue  # no world holds any of them any more: nothing to say
