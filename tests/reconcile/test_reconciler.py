@@ -338,3 +338,21 @@ def test_a_reset_while_a_coin_falls_keeps_its_drop_when_asked():
         rec.feed(ev)
     (r,) = rec.flush()
     assert (r.drop, r.verdict, r.diagnosis, r.to_json()["carried"]) == (None, "ok", [], True)
+
+
+def test_a_lone_drop_nothing_explains_scores_the_exits_its_beams_saw(monkeypatch):
+    """Found by a newcomer: coins the exit beams saw at 9 and 10 scored 0 when
+    no explanation fitted (the engine's prediction from the belief was scored)."""
+    from coindrel.reconcile import reconciler as module
+
+    monkeypatch.setattr(module, "posterior", lambda cands: [])  # nothing fits
+    rec = Reconciler(standard_geometry(), "LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL")
+    for ev in entry1(1.0)[:1]:
+        rec.feed(ev)
+    from coindrel.events import ExitEvent
+
+    rec.feed(ExitEvent(1.5, 8))
+    rec.feed(ExitEvent(1.6, 9))
+    (r,) = rec.poll(30.0)
+    assert r.verdict == "mismatch" and r.diagnosis[0].fault.name == "unexplained"
+    assert tuple(r.scored_exits) == (8, 9)

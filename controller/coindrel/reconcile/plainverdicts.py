@@ -26,10 +26,11 @@ class PlainVerdicts:
         d = derive(obs, fault_index(frozenset(), self.geometry), self.labels, counts, trace, (), self.sensors, self.timing.chatter_window)
         return d is not None and not d.new
 
-    def _plain(self, obs, prev: World, finding: Finding) -> list[DropReport]:
+    def _plain(self, obs, prev: World, finding: Finding, score_seen: bool = False) -> list[DropReport]:
         codes = fallback_codes(self.physics, obs, prev, self.sensors.halls)
         self.worlds = [World(self.geometry, codes, prev.faults, 0.0, prev.jammed, prev.story, origin=prev.origin)]
-        reports = plain_reports(self.physics, obs, prev.codes, finding, self.drops + 1, codes, self.timing.silence)
+        reports = plain_reports(self.physics, obs, prev.codes, finding, self.drops + 1, codes, self.timing.silence,
+                                score_seen=score_seen and self.sensors.exits)
         self.drops += sum(1 for r in reports if r.drop is not None)
         return reports
 
@@ -53,4 +54,4 @@ class PlainVerdicts:
         return [report]
 
     def _unexplained(self, obs, prev) -> list[DropReport]:
-        return self._plain(obs, prev, Finding(Unexplained(True) if self.unsure else UNEXPLAINED.fault, 1.0))
+        return self._plain(obs, prev, Finding(Unexplained(True) if self.unsure else UNEXPLAINED.fault, 1.0), score_seen=True)

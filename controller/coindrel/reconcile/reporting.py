@@ -196,9 +196,13 @@ def fallback_codes(physics, obs, world, halls: bool = True) -> bytes:
     return bytes(codes)
 
 
-def plain_reports(physics, obs, prev_codes: bytes, finding, first: int, final_codes: bytes, rest: float = 0.0) -> list[DropReport]:
+def plain_reports(physics, obs, prev_codes: bytes, finding, first: int, final_codes: bytes, rest: float = 0.0,
+                  score_seen: bool = False) -> list[DropReport]:
     """Mismatch lines with one finding (events lost, nothing explains it): one
-    per entry the beams saw, or one outside drops."""
+    per entry the beams saw, or one outside drops. ``score_seen``: a lone
+    drop scores the exits its beams saw (nothing explains it, but the beams
+    saw those coins; a newcomer's coins seen at exits 9 and 10 scored 0),
+    else what the engine predicts from the belief."""
     g, labels = physics.geometry, physics.geometry.labels
     if not obs.entries:
         return [DropReport(None, None, False, obs.t0, observed_exits=tuple(sorted(x for _, x in obs.exits)),
@@ -215,7 +219,8 @@ def plain_reports(physics, obs, prev_codes: bytes, finding, first: int, final_co
             expected_exits=expected.exits, expected_flips=expected.flips_by_label(),
             observed_exits=tuple(sorted(x for _, x in obs.exits)) if last else (),
             observed_flips=obs.flips_json(labels) if last else {},
-            verdict="mismatch", diagnosis=[finding], scored_exits=expected.exits,
+            verdict="mismatch", diagnosis=[finding],
+            scored_exits=tuple(sorted(x for _, x in obs.exits)) if score_seen and len(obs.entries) == 1 else expected.exits,
             state=rows(g, final_codes if last else codes),
             t_last=0.0 if last else min(obs.t1, t + rest),  # its own events are unknown: it fell at least so long
         ))
