@@ -183,3 +183,24 @@ def test_the_pads_question_stays_until_answered_when_the_holes_one_comes_between
     assert flow.match is None and "take every coin off the pads" in flow.message.text, flow.message
     flow.on_action("select", 4.0)  # now the pads
     assert flow.match is not None
+
+
+def test_a_match_does_not_start_while_a_coin_falls():
+    """Found by a newcomer: ctl new-match --pads-clear 0.03 s after a coin went
+    in started the match with that coin still falling: it came to rest on pads
+    the match believed empty and its flips were taken for the match's."""
+    from coindrel.events import EntryEvent, SwitchEvent
+
+    from .flowkit import make_flow
+
+    flow = make_flow()
+    flow.on_event(EntryEvent(10.0, 2), 10.0)
+    flow.on_event(SwitchEvent(10.06, "R1S3", "mid"), 10.06)
+    flow.clear_confirmed = True  # the players say the pads are clear (--pads-clear)
+    flow.start_match(10.1)
+    assert flow.match is None and "still moving" in flow.message.text
+    flow.on_event(SwitchEvent(10.09, "R1S3", "R"), 10.3)
+    flow.on_action("select", 10.8)  # pressed too soon: asked again
+    assert flow.match is None and "still moving" in flow.message.text
+    flow.on_action("select", 11.5)  # still for a second
+    assert flow.match is not None

@@ -24,7 +24,7 @@ from typing import Callable
 from ..buttons import Press
 from ..display import ConnectionView, HistoryItem, MessageView
 from ..engine import PHASE_REVEAL, BoardState, EngineError, Geometry, Match
-from ..events import EntryEvent, SwitchEvent
+from ..events import EntryEvent, ExitEvent, SwitchEvent
 from . import effects as fx
 from .clubrequest import WAITING, MatchRequest, RequestError
 from .drops import DropInputs
@@ -106,6 +106,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.board_quiet = lambda: True  # nothing of the board is still being reconciled (the daemon's)
         self.last_board: BoardState | None = None  # the belief when the last match ended
         self.coins_between = False  # a coin went in with no match running: where it rests nobody knows
+        self.board_moved_at = float("-inf")  # the last board event with no match running (starting.STILL_SECONDS)
         self.ended: Match | None = None  # the match whose end was filed (EndMatch "finished")
         self.runner = None  # the lesson being played
         self.lesson_coins: frozenset[int] | None = frozenset()  # coins lessons left on pads (None: somewhere)
@@ -199,6 +200,8 @@ class TableFlow(Starting, DropInputs, MatchActions):
     def on_event(self, ev, now: float) -> None:
         """A board event: hall readings are tracked, a coin going in stops the
         clock, and a lesson in progress watches them all."""
+        if isinstance(ev, (EntryEvent, SwitchEvent, ExitEvent)) and (self.match is None or self.match.over):
+            self.board_moved_at = now
         if isinstance(ev, SwitchEvent) and (s := self._switch(ev.switch)) is not None:
             self.halls[s] = ev.pos
             if self.mode is Mode.RESTORE:

@@ -11,6 +11,7 @@ from .modes import Mode
 from .restore import Hand, HandStep, holes_steps
 
 OPPONENTS = ("person", "easy", "medium", "hard")
+STILL_SECONDS = 1.0  # no board event this long before a match starts: nothing is falling
 
 
 class Starting:
@@ -21,6 +22,13 @@ class Starting:
         # the Holes one, must not count as answered by the press at the Holes one (the match began believing
         # pads empty that held coins: hardware faults named on a healthy board)
         self.need_layout = self.need_clear = False
+        if now - self.board_moved_at < STILL_SECONDS:
+            # A coin still falling as the match begins lands on pads the match believes empty, and its
+            # later flips are taken for the match's (a newcomer's start 0.03 s after a coin: false
+            # mismatches and a hall fault that stayed)
+            self._ask(MessageView("Before we start", "The board is still moving (a coin is falling): wait until "
+                                  "it is still, then press.", alert=True))
+            return
         try:
             board = self.read_board()
         except EngineError as e:
