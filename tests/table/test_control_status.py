@@ -188,3 +188,27 @@ def test_the_text_status_words_each_wait_and_the_panels_list():
     assert "Waiting for the board to be put back (drop 3 was undone):" in human({**base, "asking": restore})
     menu = {"title": "Paused", "items": ["Resume", "Undo last drop"], "marked": "Undo last drop", "press": "p"}
     assert "Paused: Resume, [Undo last drop]" in human({**base, "asking": None, "menu": menu})
+
+
+def test_the_board_check_lists_every_pad_to_clear():
+    """Found by a newcomer: "Take the coins off R1S1, R1S4, R1S5, R1S6 and 12
+    more" was all ``asking`` said; and the menu's status had no "board"."""
+    from coindrel.engine import BoardState
+
+    from .flowkit import make_flow, started
+
+    flow = make_flow(clock="off")
+    m = started(flow)
+    full = BoardState.parse("llllllll/lllllll/LLLLLLLL/LLLLLLL/LLLLLLLL")
+    from coindrel.table.modes import Mode
+
+    flow.last_board = full  # a match ended with these pads full
+    flow.match = None
+    flow._go(Mode.MENU, 4.0)
+    flow.start_match(5.0)
+    table = type("T", (), {"flow": flow, "now": staticmethod(lambda: 5.0), "journal": None, "reconciler": None,
+                           "reports": 0})()
+    st = control.status_of(table)
+    assert "and 11 more" in st["asking"]["facts"][0], st["asking"]["facts"]
+    assert len(st["asking"]["facts"]) == 1 + 15 and "board" in st and st["board"] is None
+    del m

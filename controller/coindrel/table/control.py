@@ -83,7 +83,7 @@ def status_of(table) -> dict:
             out["match"] = {"number": table.journal.number, "id": table.journal.match_id}
     else:
         out.update(players=list(flow.menu.choices.players), round=None, scores=None, totals=None, turn=None,
-                   to_move=None, drops=0, over=False, winner=None)
+                   to_move=None, drops=0, over=False, winner=None, board=None)
     out["asking"] = asking(flow)
     out["menu"] = menu_of(flow, now)
     faults = []
@@ -152,8 +152,9 @@ def asking(flow) -> dict | None:
         answer = "do as it says on the board, then coindrel ctl press select"
         if flow.need_clear:
             answer += " (or coindrel ctl new-match ... --pads-clear)"
+        steps = [step.text for step in flow.before_start] if len(flow.before_start) > 1 else []
         return {"screen": "before start", "drop": None, "title": flow.message.title, "board_mismatch": None,
-                "findings": [], "facts": [flow.message.text], "answers": [], "answer": answer}
+                "findings": [], "facts": [flow.message.text, *steps], "answers": [], "answer": answer}
     if flow.mode != "mismatch" or d is None:
         return None
     findings, facts = list(getattr(d, "findings", ()) or ()), list(getattr(d, "facts", ()) or ())
