@@ -161,3 +161,26 @@ def test_speed_0_with_players_is_refused_with_the_fix(capsys, tmp_path):
     assert main(["run", "--config", str(config), "--check"]) == 2
     err = capsys.readouterr().err
     assert "[board.virtual] speed" in err and "use 1 (real time)" in err and "Traceback" not in err
+
+
+def test_a_served_board_stopped_with_sigterm_closes_its_truth(tmp_path):
+    """Found by a newcomer: a virtual board stopped with SIGTERM (kill,
+    systemctl stop) wrote no closing {"kind": "end"} line in --truth."""
+    import signal
+    import subprocess
+    import sys
+
+    truth = tmp_path / "truth.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "coindrel", "virtual-board", "--serve", "socket://127.0.0.1:0",
+                             "--drops", "4", "--truth", str(truth)], stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()  # "virtual hub on socket://...": serving
+        assert "virtual hub on" in line, line
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=120) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdout.close()
+    last = json.loads(truth.read_text().splitlines()[-1])
+    assert last["kind"] == "end"

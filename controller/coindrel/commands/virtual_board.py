@@ -187,6 +187,7 @@ def run(args) -> int:
         board.sinks.add(log)
     say = (lambda m: print(m, file=sys.stderr, flush=True)) if args.events else (lambda m: print(m, flush=True))
     wall = time.perf_counter()
+    _stop_on_sigterm()  # systemctl stop, kill: the truth's closing line is written as on Ctrl-C
     try:
         if args.serve:
             _serve(args, board, say)
@@ -209,6 +210,17 @@ def run(args) -> int:
         f"{len(board.fault_list)} fault(s) injected, {bad} drop(s) physically unlike the engine's prediction; "
         f"final board {end['board']}")
     return 0
+
+
+def _stop_on_sigterm() -> None:
+    import signal
+    import threading
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
 
 
 def _serve(args, board, say) -> None:
