@@ -187,7 +187,8 @@ def run(args) -> int:
         board.sinks.add(log)
     say = (lambda m: print(m, file=sys.stderr, flush=True)) if args.events else (lambda m: print(m, flush=True))
     wall = time.perf_counter()
-    _stop_on_sigterm()  # systemctl stop, kill: the truth's closing line is written as on Ctrl-C
+    if not args.serve:  # (served, the server's loop stops on SIGTERM itself)
+        _stop_on_sigterm()  # kill: the truth's closing line is written as on Ctrl-C
     try:
         if args.serve:
             _serve(args, board, say)

@@ -159,6 +159,7 @@ class Server:
         self.loop = asyncio.get_running_loop()
         self.stopping, self.wake = asyncio.Event(), asyncio.Event()
         self.wire.on_plug = self._plug
+        term = _on_usr1(self.loop, self.stop, "SIGTERM")  # kill, systemctl stop: the clean way out, truth closed
         await self.transport.open()
         if self.ready is not None:
             self.ready.set()
@@ -181,6 +182,7 @@ class Server:
                 await self._wait(0.25)
         finally:
             usr1()
+            term()
             if self.keyboard:
                 self.loop.remove_reader(sys.stdin)
             await self._drain()
@@ -239,13 +241,13 @@ def _NOTHING() -> None:
     pass
 
 
-def _on_usr1(loop, fn) -> Callable[[], None]:
-    """SIGUSR1 calls ``fn`` (only where signals can be handled: the main
+def _on_usr1(loop, fn, name: str = "SIGUSR1") -> Callable[[], None]:
+    """SIGUSR1 (or ``name``) calls ``fn`` (only where signals can be handled: the main
     thread of a process on a system that has the signal); returns the undo."""
     import signal
     import threading
 
-    sig = getattr(signal, "SIGUSR1", None)
+    sig = getattr(signal, name, None)
     if sig is None or threading.current_thread() is not threading.main_thread():
         return _NOTHING
     try:
