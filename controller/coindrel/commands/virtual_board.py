@@ -243,7 +243,7 @@ def _serve(args, board, say) -> None:
     else:
         wire = WireHub(board, cm, boot_salt=power_on_salt())  # each process is a new power-on
     server = Server(board, wire, args.serve, speed=args.speed, link=args.link, say=say, until=args.until,
-                    keyboard=args.keyboard, hold=args.wait)
+                    keyboard=args.keyboard, hold=args.wait, own_process=True)
     old = None
     if args.keyboard and sys.stdin.isatty():
         import termios

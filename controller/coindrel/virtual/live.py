@@ -27,8 +27,9 @@ class Server:
     def __init__(self, board, wire, url: str = "pty", speed: float = 1.0, link: str | None = None,
                  clock: Callable[[], float] = time.monotonic, say: Callable[[str], None] | None = None,
                  until: float | None = None, keyboard: bool = False, hold: bool = False, idle_fast: bool = False,
-                 linger: bool = False):
+                 linger: bool = False, own_process: bool = False):
         self.board = board
+        self.own_process = own_process  # the board is the process (virtual-board --serve): SIGTERM stops it
         self.wire = wire
         self.kind, host, port = parse_url(url)
         self.speed = speed
@@ -159,7 +160,9 @@ class Server:
         self.loop = asyncio.get_running_loop()
         self.stopping, self.wake = asyncio.Event(), asyncio.Event()
         self.wire.on_plug = self._plug
-        term = _on_usr1(self.loop, self.stop, "SIGTERM")  # kill, systemctl stop: the clean way out, truth closed
+        # kill, systemctl stop: the clean way out, truth closed (a process of its own only: a sim's
+        # daemon beside it has its own handler, which this one would replace)
+        term = _on_usr1(self.loop, self.stop, "SIGTERM") if self.own_process else _NOTHING
         await self.transport.open()
         if self.ready is not None:
             self.ready.set()
