@@ -167,8 +167,7 @@ class DiagnosisMixin:
         m = self.flow.match
         # the reconciler outlives a match (the board's faults do): its drops before this match's first are no
         # drop of this match, and the players would read "since drop 12" of the match before as this one's
-        this = getattr(self, "numbers_for", None) is m
-        first = getattr(self, "match_first_drop", 0) if this else float("inf")
+        first = self.match_first_drop if self.numbers_for is m else float("inf")
         for key in ("first_drop", "last_drop"):
             if out.get(key) is not None:
                 if m is not None and out[key] < first:

@@ -162,13 +162,13 @@ class Server:
         self.wire.on_plug = self._plug
         # kill, systemctl stop: the clean way out, truth closed (a process of its own only: a sim's
         # daemon beside it has its own handler, which this one would replace)
-        term = _on_usr1(self.loop, self.stop, "SIGTERM") if self.own_process else _NOTHING
+        term = _on_signal(self.loop, "SIGTERM", self.stop) if self.own_process else _NOTHING
         await self.transport.open()
         if self.ready is not None:
             self.ready.set()
         if self.keyboard:
             self.loop.add_reader(sys.stdin, self._key)
-        usr1 = _on_usr1(self.loop, self.clear_pads)
+        usr1 = _on_signal(self.loop, "SIGUSR1", self.clear_pads)
         if usr1 is not _NOTHING:
             import os
 
@@ -244,8 +244,8 @@ def _NOTHING() -> None:
     pass
 
 
-def _on_usr1(loop, fn, name: str = "SIGUSR1") -> Callable[[], None]:
-    """SIGUSR1 (or ``name``) calls ``fn`` (only where signals can be handled: the main
+def _on_signal(loop, name: str, fn) -> Callable[[], None]:
+    """The signal ``name`` calls ``fn`` (only where signals can be handled: the main
     thread of a process on a system that has the signal); returns the undo."""
     import signal
     import threading
