@@ -48,9 +48,22 @@ def spelled(v) -> str:
     """A value as the configuration spells it (TOML: ``true``, ``"text"``,
     ``[1, 2]``), for messages that quote what the file says (Python's
     ``True`` or ``'text'`` is not what anyone wrote)."""
+    if isinstance(v, str) and len(v) > SPELLED_MAX:
+        return f"{_spelled(v[:SPELLED_MAX // 2])[:-1]}...\" ({len(v):,} characters)"
+    text = _spelled(v)
+    # a value thousands of characters long (a pasted blob, a 5,000-digit number) is named, not echoed
+    return text if len(text) <= SPELLED_MAX else f"{text[:SPELLED_MAX // 2]}... ({len(text):,} characters)"
+
+
+SPELLED_MAX = 120
+
+
+def _spelled(v) -> str:
     import json
     import math
 
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 1000:
+        return f"a {'negative ' if v < 0 else ''}number of about {int(v.bit_length() * 0.30103):,} digits"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, str):
