@@ -37,7 +37,7 @@ from ..events import StatusEvent
 from ..limits import SMALL, read_limited
 from ..reconcile import Reconciler
 from .journal import write_durably
-from ..nesting import loads_json
+from ..nesting import json_kind, loads_json
 
 log = logging.getLogger("coindrel.table")
 TIMING_FILE = "board-timing.json"
@@ -295,7 +295,7 @@ def check_timing_file(state_dir, damaged_dir) -> str | None:
     try:
         saved = loads_json(read_limited(path, SMALL))
         if not isinstance(saved, dict):
-            raise ValueError(f"a JSON {type(saved).__name__}, not an object")
+            raise ValueError(f"{json_kind(saved)}, not a JSON object")
         Timing().restore(saved)
         return None
     except UnicodeDecodeError:
