@@ -78,6 +78,8 @@ def loads_toml(text: str):
     that cannot be read or printed is a ``TOMLDecodeError`` naming its place."""
     import tomllib  # here: it imports typing, which the engine's commands do without
 
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a byte-order mark, as some editors write: "Invalid statement" at line 1 otherwise
     try:
         data = tomllib.loads(text)
     except RecursionError:
