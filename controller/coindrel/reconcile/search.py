@@ -29,7 +29,8 @@ from .faults import FIXED, HALL_WAS_WRONG, INTERMITTENT, PRIOR, CoinAdded, CoinR
 from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
-from .sensors import _fault, derive
+from .sensors import _fault, derive, swapped
+from .late import late_moves
 from .unseen import COST as UNSEEN_COST, search_unseen
 
 _LOG = {name: math.log(p) for name, p in PRIOR.items()}
@@ -79,7 +80,7 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "hand_at", "cleared")
+MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "hand_at", "cleared", "late")
 
 
 class Search:
@@ -99,6 +100,7 @@ class Search:
         self.spare_cost = spare_cost or (lambda f: math.log(INTERMITTENT))
         self.proven = proven  # switches whose pad side a cascade has confirmed since the hall alone last set it
         self.unsure = unsure  # switches whose pad nobody saw while events were lost (a coin may rest there, or not)
+        self.settling: dict = {}  # switch -> when a coin came to rest there lately (it may still slide off)
         self.evaluations = 0
         self.exhausted = False  # the search ran out of work before it tried everything
         self.candidates: list[Candidate] = []
@@ -178,6 +180,10 @@ class Search:
             elif k == "hand_after":
                 after.append(s)
                 hand[s] = hand.get(s, 0) + 1
+            elif k == "late":  # the coin that rested here lately slid off across the lever
+                codes[s] &= ~COIN & 0xFF
+                slips.add(s)
+                tipped.append(s)
             elif k == "hand_at":
                 between.append((s, m.side))
                 hand[s] = hand.get(s, 0) + 1
@@ -222,7 +228,7 @@ class Search:
         # A hall reading ``mid`` at rest: an unseated rocker, or a drifted sensor.
         for i, f in enumerate(d.new):
             if isinstance(f, SwitchUnseated):
-                alt = _swap(d, f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
+                alt = swapped(d, f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
                 self._keep(Candidate(world, moves, tuple(entries), trace, alt, cost + alt.cost, codes0=codes0,
                                      stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared,
                                      sticky=cand.sticky), i)
@@ -342,6 +348,8 @@ class Search:
                     k = sum(1 for te in times if te < t - (d or 0.0))
                     if d is not None and d >= self.flip_limit and 0 < k < len(times):
                         out.append(Move("hand_at", s, k, fault=_fault(MovedByHand, label), cost=cost))
+        if self.settling and not any(m.kind == "late" for m in base):
+            out += late_moves(self, world, base_pad)
         if not any(m.kind == "unchatter" for m in base):
             # Tried first: one coin counted twice by its beam is one cheap cascade.
             for e in sorted(set(self.entries)):
@@ -403,16 +411,6 @@ class Search:
 
     def _best_cost(self) -> float:
         return max((c.logp for c in self.candidates if c.size == 0), default=-math.inf)
-
-
-def _swap(d, old, new, extra: float):
-    from .sensors import Derivation
-
-    alt = Derivation()
-    alt.new = [new if f is old else f for f in d.new]
-    alt.exercised, alt.unshown, alt.fixed = d.exercised, d.unshown, d.fixed
-    alt.cost = d.cost + extra
-    return alt
 
 
 __all__ = ["Move", "Candidate", "Search", "EntrySensorDead", "EntrySensorChatter"]

@@ -223,3 +223,12 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
             twitched = twitched or (of is not None and 0 < of < tf and obs.coin_like.get(s, 0) >= of)
             d.add(_fault(HallFault, labels[s]), (CLEAN_FLIP if obs.coin_like.get(s, 0) > tf else 0.0) + (LIVE_SENSOR if twitched else 0.0))
     return d
+
+
+def swapped(d, old, new, extra: float) -> "Derivation":
+    """``d`` with the sensor fault ``old`` named ``new`` instead, at ``extra`` more cost."""
+    alt = Derivation()
+    alt.new = [new if f is old else f for f in d.new]
+    alt.exercised, alt.unshown, alt.fixed = d.exercised, d.unshown, d.fixed
+    alt.cost = d.cost + extra
+    return alt
