@@ -45,6 +45,12 @@ TWO_COINS_AT_ONCE = math.log(1e-4)  # a coin no beam saw, together with one the 
 # coins fit and one coin with a chattering beam does not; only when it cannot
 # tell (the second coin came to rest unseen) does this prior rank them.
 DOUBLE = math.log(2e-3)
+# A coin on a pad no coin has met since the board was set (a new match, a log
+# that starts mid-match): the belief there is the setup's word, not a
+# sensor's; a coin left on the board is likelier than one a hand put there
+# in the middle of a match (rules.md section 8: a match starts with every
+# pad empty, which the players are asked to see to).
+LEFTOVER = math.log(3e-3)
 ANOTHER_COIN = math.log(0.3)
 SILENT_DROP = math.log(0.3)
 SOME_MISSED = math.log(INTERMITTENT)  # a beam that saw this drop's coin and missed an earlier one
@@ -80,7 +86,7 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "hand_at", "cleared", "late")
+MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "hand_at", "cleared", "late", "phantom")
 
 
 class Search:
@@ -101,6 +107,7 @@ class Search:
         self.proven = proven  # switches whose pad side a cascade has confirmed since the hall alone last set it
         self.unsure = unsure  # switches whose pad nobody saw while events were lost (a coin may rest there, or not)
         self.settling: dict = {}  # switch -> when a coin came to rest there lately (it may still slide off)
+        self.met: set | frozenset = range(physics.n)  # pads a coin has met since the board was set (the others: its word only)
         self.evaluations = 0
         self.exhausted = False  # the search ran out of work before it tried everything
         self.candidates: list[Candidate] = []
@@ -130,6 +137,7 @@ class Search:
         after: list = []  # switches a hand moved after the coins had passed
         between: list = []  # (switch, k): a hand moved it after the first k coins went in, before the others
         sticky = None
+        blocked = ()
         for m in moves:
             cost += m.cost
             k, s = m.kind, m.s
@@ -168,6 +176,9 @@ class Search:
                 entries.append(s)
                 if k == "entry+rest":
                     codes[self.physics.geometry.entry_switches[s]] |= COIN
+            elif k == "phantom":  # the beam broke with no coin: something blocks it from now on
+                entries.remove(s)
+                blocked = (s,)
             elif k == "unchatter":  # every repeat of this entry was the beam, not a coin
                 for _ in range(self.close_counts.get(s, 0)):
                     entries.remove(s)
@@ -218,7 +229,8 @@ class Search:
         counts = [0] * self.obs.entry_count
         for e in entries:
             counts[e] += 1
-        d = derive(self.obs, idx, self.labels, counts, trace, assumed, self.sensors, self.chatter_window, hand_flips=hand or None)
+        d = derive(self.obs, idx, self.labels, counts, trace, assumed, self.sensors, self.chatter_window, hand_flips=hand or None,
+                   blocked=blocked)
         if d is None:
             return trace, None
         cand = Candidate(world, moves, tuple(entries), trace, d, cost + d.cost, codes0=codes0,
@@ -286,8 +298,9 @@ class Search:
                         if via not in idx.jams and not any(m.kind == "chute" and (m.s, m.side) == via for m in base):
                             out.append(Move("lost", s, 2 * via[0] + via[1], fault=_fault(Jam, labels[via[0]], via[1]), cost=_LOG[catalog.JAM]))
                 else:
-                    out.append(Move("add", s, fault=_fault(CoinAdded, label, True) if unseen else _fault(CoinAdded, label),
-                                    cost=UNSEEN_COST if unseen else _LOG[catalog.COIN_ADDED]))
+                    left = not unseen and s not in self.met  # no coin has met this pad since the board was set
+                    out.append(Move("add", s, fault=_fault(CoinAdded, label, True) if unseen else _fault(CoinAdded, label, False, "", "", left),
+                                    cost=UNSEEN_COST if unseen else LEFTOVER if left else _LOG[catalog.COIN_ADDED]))
                 if s in idx.halls:
                     out.append(Move("pad", s, fault=_fault(HallFault, label), cost=DOUBT_HIDDEN_PAD))
                 else:
@@ -303,7 +316,10 @@ class Search:
                 out.append(Move("fix", s, side, fault=_fault(Jam, labels[s], side), cost=math.log(FIXED)))
             elif ("chute", s, side) not in taken:
                 out.append(Move("chute", s, side, fault=_fault(Jam, labels[s], side), cost=_LOG[catalog.JAM]))
-        if self.sensors.entries and not any(m.kind.startswith("entry") for m in base):
+        if self.sensors.entries and not any(m.kind.startswith("entry") or m.kind == "phantom" for m in base):
+            # A count with no coin behind it: the beam broke once and stays
+            # broken (blocked), missing every coin from now on.
+            out += [Move("phantom", e) for e in sorted(set(self.entries)) if self.entries.count(e) == 1 and e not in idx.dead_entries]
             g = self.physics.geometry
             for e in range(self.obs.entry_count):
                 out.append(Move("entry", e))
