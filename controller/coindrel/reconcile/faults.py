@@ -59,7 +59,6 @@ class CoinAdded(Fault):
     unseen: bool = False  # the pad was unknown: coins fell there while the hub's events were lost
     tipped_to: str = ""  # put on this rocker's lever-side pad, tipped on to that one unseen (tipped.py)
     via: str = ""  # by a coin of this drop ("7") or of these in flight together ("7-8")
-    leftover: bool = False  # no coin had met that pad since the board was set: left there from before
     name: ClassVar[str] = catalog.COIN_ADDED
 
     @property
@@ -255,9 +254,6 @@ def say(fault: Fault, together: tuple[Fault, ...] = ()) -> str:
     only with this one explain the drop."""
     if getattr(fault, "unseen", False):
         text = UNSEEN_PAD[fault.name].format(where=fault.where)
-    elif getattr(fault, "leftover", False):
-        text = (f"A coin was resting on {fault.where} that the controller did not know of: no coin had met that pad "
-                f"since the board was set, so it was probably left there from before (or put there by hand).")
     elif getattr(fault, "tipped_to", ""):
         text = (f"Or that coin was put by hand on {fault.where}'s pad, on the side away from its inlet, and a coin "
                 f"of drop{'s' if '-' in fault.via else ''} {fault.via} tipped it on to {fault.tipped_to} unseen.")

@@ -93,7 +93,6 @@ class Reconciler(PlainVerdicts):
         self.budget = budget
         self.expecting = expect_drops  # the daemon clears this while no drop can come (reveal, pause)
         self.worlds = [World(g, state.codes)]
-        self.met: set[int] = set()  # pads a coin has met since the board was set (search.LEFTOVER)
         self.readings = initial_readings(state)
         self.proven: set[int] = set()
         self.drops = 0
@@ -278,7 +277,6 @@ class Reconciler(PlainVerdicts):
         if halls_right and keep_faults:
             self.worlds = vouched_worlds(self.worlds, state, self.readings, self.switch_index)
             return
-        self.met = set()  # a board set anew: its pads are the setup's word until coins meet them
         faults = self.worlds[0].faults if keep_faults else frozenset()
         if halls_right:
             faults = frozenset(f for f in faults if f.name != catalog.HALL_FAULT)
@@ -337,7 +335,6 @@ class Reconciler(PlainVerdicts):
         search = Search(self.physics, obs, [e for _, e in obs.entries], self.sensors, self.timing.chatter_window, self.labels,
                         self.budget, self.timing.flip_limit, self.proven, self.rates.spare_cost, frozenset(self.unsure))
         settling = search.settling = self.__dict__.setdefault("settling", {})  # (a checkpoint from before it has none)
-        search.met = self.__dict__.setdefault("met", set(range(self.geometry.switch_count)))
         if obs.entries:
             cands = search.run(live, searched)
         else:
@@ -404,4 +401,3 @@ class Reconciler(PlainVerdicts):
             if f.name in (catalog.HALL_FAULT, catalog.SWITCH_UNSEATED):
                 self.proven.discard(self.switch_index[f.switch])
         self.proven.update(a >> 3 for a in best.trace.arrivals)
-        self.met.update(a >> 3 for a in best.trace.arrivals)

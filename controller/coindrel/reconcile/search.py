@@ -45,12 +45,6 @@ TWO_COINS_AT_ONCE = math.log(1e-4)  # a coin no beam saw, together with one the 
 # coins fit and one coin with a chattering beam does not; only when it cannot
 # tell (the second coin came to rest unseen) does this prior rank them.
 DOUBLE = math.log(2e-3)
-# A coin on a pad no coin has met since the board was set (a new match, a log
-# that starts mid-match): the belief there is the setup's word, not a
-# sensor's; a coin left on the board is likelier than one a hand put there
-# in the middle of a match (rules.md section 8: a match starts with every
-# pad empty, which the players are asked to see to).
-LEFTOVER = math.log(3e-3)
 ANOTHER_COIN = math.log(0.3)
 SILENT_DROP = math.log(0.3)
 SOME_MISSED = math.log(INTERMITTENT)  # a beam that saw this drop's coin and missed an earlier one
@@ -107,7 +101,6 @@ class Search:
         self.proven = proven  # switches whose pad side a cascade has confirmed since the hall alone last set it
         self.unsure = unsure  # switches whose pad nobody saw while events were lost (a coin may rest there, or not)
         self.settling: dict = {}  # switch -> when a coin came to rest there lately (it may still slide off)
-        self.met: set | frozenset = range(physics.n)  # pads a coin has met since the board was set (the others: its word only)
         self.evaluations = 0
         self.exhausted = False  # the search ran out of work before it tried everything
         self.candidates: list[Candidate] = []
@@ -298,9 +291,8 @@ class Search:
                         if via not in idx.jams and not any(m.kind == "chute" and (m.s, m.side) == via for m in base):
                             out.append(Move("lost", s, 2 * via[0] + via[1], fault=_fault(Jam, labels[via[0]], via[1]), cost=_LOG[catalog.JAM]))
                 else:
-                    left = not unseen and s not in self.met  # no coin has met this pad since the board was set
-                    out.append(Move("add", s, fault=_fault(CoinAdded, label, True) if unseen else _fault(CoinAdded, label, False, "", "", left),
-                                    cost=UNSEEN_COST if unseen else LEFTOVER if left else _LOG[catalog.COIN_ADDED]))
+                    out.append(Move("add", s, fault=_fault(CoinAdded, label, True) if unseen else _fault(CoinAdded, label),
+                                    cost=UNSEEN_COST if unseen else _LOG[catalog.COIN_ADDED]))
                 if s in idx.halls:
                     out.append(Move("pad", s, fault=_fault(HallFault, label), cost=DOUBT_HIDDEN_PAD))
                 else:
