@@ -84,8 +84,10 @@ class Reviser:
             return
         first = report.diagnosis[0]
         # Followed when its leader was unsure, or when explanations after a
-        # sure leader tie (a drop with two faults: which jam is the other).
-        if first.confidence >= TIED and not _ties(report.diagnosis[1:]):
+        # sure leader tie (a drop with two faults: which jam is the other),
+        # or when it lists twins no sensor tells apart until a jam's stopped
+        # coins come free (a dead exit beam never counts them).
+        if first.confidence >= TIED and not _ties(report.diagnosis[1:]) and not self._twinned(report.diagnosis):
             return
         faults = [f.fault for f in report.diagnosis]
         self.pending.append(_Pending(report.drop, faults, first.fault, first.confidence,
@@ -158,6 +160,10 @@ class Reviser:
                 keep.append(p)
         self.pending = keep
         return out
+
+    def _twinned(self, diagnosis: list) -> bool:
+        listed = {f.fault for f in diagnosis if f.confidence >= RULED_OUT}
+        return any(f.name == catalog.JAM and any(t in listed for t in twins(f, self.geometry, at_rest=False)) for f in listed)
 
     def _told(self, p: _Pending, probs: dict):
         """After a sure leader (a drop with two faults), an explanation that
