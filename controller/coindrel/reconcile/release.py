@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from ..engine import catalog
+from ..engine import Jam, catalog
 from .candidate import Move
 from .faults import CATCHES_AGAIN, LETS_GO_ALONE, PRIOR, JamCleared
 from .sensors import _fault
@@ -43,3 +43,15 @@ def release_moves(world, trace, labels, base: tuple = ()) -> list[Move]:
         out.append(Move("release", s, side, fault=f, cost=cost + _CLEAR))
         out.append(Move("release+", s, side, fault=f, cost=cost + _AGAIN))
     return out
+
+
+def released(world, move: Move, jams: set, freed: list, removed: list, geometry, labels) -> list[int]:
+    """Apply a release move to a hypothesis being built: its outlet no
+    longer stops coins in this group (``jams``), it is noted ``freed`` (and
+    ``removed`` when clear for good); returns where its stopped coins start."""
+    s, side = move.s, move.side
+    jams.discard((s, side))
+    freed.append((s, side))
+    if move.kind == "release":
+        removed.append(_fault(Jam, labels[s], side))
+    return [geometry.outs[s][side]] * world.jammed_at().get((s, side), 0)

@@ -26,7 +26,7 @@ from ..engine import catalog
 from ..engine import EntrySensorDead, HallFault, Jam, PadNotHolding, SwitchStuck
 from ..engine.core import COIN, HOLE, PAD_R
 from .faults import FIXED, HALL_WAS_WRONG, INTERMITTENT, PRIOR, CoinAdded, CoinRemoved, EntrySensorChatter, MovedByHand, SwitchUnseated
-from .release import release_moves
+from .release import release_moves, released
 from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
@@ -162,11 +162,7 @@ class Search:
                 else:
                     jams.discard((s, m.side))
             elif k in ("release", "release+"):  # the coins stopped there fall on (and this group's pass)
-                jams.discard((s, m.side))
-                tipped += [self.physics.geometry.outs[s][m.side]] * world.jammed_at().get((s, m.side), 0)
-                freed.append((s, m.side))
-                if k == "release":  # clear for good
-                    removed.append(_fault(Jam, self.labels[s], m.side))
+                tipped += released(world, m, jams, freed, removed, self.physics.geometry, self.labels)
             elif k == "missed":  # an earlier coin this entry's beam missed rests on its pad
                 codes[self.physics.geometry.entry_switches[s]] |= COIN
             elif k in ("entry", "entry+rest"):
@@ -231,7 +227,7 @@ class Search:
         # A hall reading ``mid`` at rest: an unseated rocker, or a drifted sensor.
         for i, f in enumerate(d.new):
             if isinstance(f, SwitchUnseated):
-                alt = _swap(d, f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
+                alt = d.swapped(f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
                 self._keep(Candidate(world, moves, tuple(entries), trace, alt, cost + alt.cost, codes0=codes0,
                                      stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared,
                                      sticky=cand.sticky, cleared=cand.cleared), i)
@@ -413,16 +409,6 @@ class Search:
 
     def _best_cost(self) -> float:
         return max((c.logp for c in self.candidates if c.size == 0), default=-math.inf)
-
-
-def _swap(d, old, new, extra: float):
-    from .sensors import Derivation
-
-    alt = Derivation()
-    alt.new = [new if f is old else f for f in d.new]
-    alt.exercised, alt.unshown, alt.fixed = d.exercised, d.unshown, d.fixed
-    alt.cost = d.cost + extra
-    return alt
 
 
 __all__ = ["Move", "Candidate", "Search", "EntrySensorDead", "EntrySensorChatter"]

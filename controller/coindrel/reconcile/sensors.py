@@ -55,6 +55,15 @@ class Derivation:
         self.new.append(fault)
         self.cost += _LOG[fault.name] + extra
 
+    def swapped(self, old, new, extra: float) -> "Derivation":
+        """The same derivation naming ``new`` where it named ``old`` (a hall
+        at ``mid``: an unseated rocker or a drifted sensor)."""
+        alt = Derivation()
+        alt.new = [new if f is old else f for f in self.new]
+        alt.exercised, alt.unshown, alt.fixed = self.exercised, self.unshown, self.fixed
+        alt.cost = self.cost + extra
+        return alt
+
 
 def _close_repeats(times: list[float], window: float) -> int:
     return sum(1 for a, b in zip(times, times[1:]) if b - a <= window)
