@@ -30,7 +30,8 @@ from .release import release_moves, released
 from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
-from .sensors import _fault, derive
+from .sensors import _fault, derive, swapped
+from .late import late_moves
 from .unseen import COST as UNSEEN_COST, search_unseen
 
 _LOG = {name: math.log(p) for name, p in PRIOR.items()}
@@ -81,7 +82,7 @@ HOOKS = {
     catalog.JAM_CLEARED: "cleared",
 }
 MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter",
-              "hand", "hand_after", "hand_at", "cleared", "cleared+", "release", "release+")
+              "hand", "hand_after", "hand_at", "cleared", "cleared+", "release", "release+", "late", "phantom")
 
 
 class Search:
@@ -101,6 +102,7 @@ class Search:
         self.spare_cost = spare_cost or (lambda f: math.log(INTERMITTENT))
         self.proven = proven  # switches whose pad side a cascade has confirmed since the hall alone last set it
         self.unsure = unsure  # switches whose pad nobody saw while events were lost (a coin may rest there, or not)
+        self.settling: dict = {}  # switch -> when a coin came to rest there lately (it may still slide off)
         self.evaluations = 0
         self.exhausted = False  # the search ran out of work before it tried everything
         self.candidates: list[Candidate] = []
@@ -131,6 +133,7 @@ class Search:
         between: list = []  # (switch, k): a hand moved it after the first k coins went in, before the others
         freed: list = []  # jammed outlets whose stopped coins came free in this group
         sticky = None
+        blocked = ()
         for m in moves:
             cost += m.cost
             k, s = m.kind, m.s
@@ -171,6 +174,9 @@ class Search:
                 entries.append(s)
                 if k == "entry+rest":
                     codes[self.physics.geometry.entry_switches[s]] |= COIN
+            elif k == "phantom":  # the beam broke with no coin: something blocks it from now on
+                entries.remove(s)
+                blocked = (s,)
             elif k == "unchatter":  # every repeat of this entry was the beam, not a coin
                 for _ in range(self.close_counts.get(s, 0)):
                     entries.remove(s)
@@ -183,6 +189,10 @@ class Search:
             elif k == "hand_after":
                 after.append(s)
                 hand[s] = hand.get(s, 0) + 1
+            elif k == "late":  # the coin that rested here lately slid off across the lever
+                codes[s] &= ~COIN & 0xFF
+                slips.add(s)
+                tipped.append(s)
             elif k == "hand_at":
                 between.append((s, m.side))
                 hand[s] = hand.get(s, 0) + 1
@@ -217,7 +227,8 @@ class Search:
         counts = [0] * self.obs.entry_count
         for e in entries:
             counts[e] += 1
-        d = derive(self.obs, idx, self.labels, counts, trace, assumed, self.sensors, self.chatter_window, hand_flips=hand or None)
+        d = derive(self.obs, idx, self.labels, counts, trace, assumed, self.sensors, self.chatter_window, hand_flips=hand or None,
+                   blocked=blocked)
         if d is None:
             return trace, None
         cand = Candidate(world, moves, tuple(entries), trace, d, cost + d.cost, codes0=codes0,
@@ -227,7 +238,7 @@ class Search:
         # A hall reading ``mid`` at rest: an unseated rocker, or a drifted sensor.
         for i, f in enumerate(d.new):
             if isinstance(f, SwitchUnseated):
-                alt = d.swapped(f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
+                alt = swapped(d, f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
                 self._keep(Candidate(world, moves, tuple(entries), trace, alt, cost + alt.cost, codes0=codes0,
                                      stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared,
                                      sticky=cand.sticky, cleared=cand.cleared), i)
@@ -303,7 +314,10 @@ class Search:
                 out.append(Move("fix", s, side, fault=_fault(Jam, labels[s], side), cost=math.log(FIXED)))
             elif ("chute", s, side) not in taken:
                 out.append(Move("chute", s, side, fault=_fault(Jam, labels[s], side), cost=_LOG[catalog.JAM]))
-        if self.sensors.entries and not any(m.kind.startswith("entry") for m in base):
+        if self.sensors.entries and not any(m.kind.startswith("entry") or m.kind == "phantom" for m in base):
+            # A count with no coin behind it: the beam broke once and stays
+            # broken (blocked), missing every coin from now on.
+            out += [Move("phantom", e) for e in sorted(set(self.entries)) if self.entries.count(e) == 1 and e not in idx.dead_entries]
             g = self.physics.geometry
             for e in range(self.obs.entry_count):
                 out.append(Move("entry", e))
@@ -348,6 +362,8 @@ class Search:
                     k = sum(1 for te in times if te < t - (d or 0.0))
                     if d is not None and d >= self.flip_limit and 0 < k < len(times):
                         out.append(Move("hand_at", s, k, fault=_fault(MovedByHand, label), cost=cost))
+        if self.settling and not any(m.kind == "late" for m in base):
+            out += late_moves(self, world, base_pad)
         if not any(m.kind == "unchatter" for m in base):
             # Tried first: one coin counted twice by its beam is one cheap cascade.
             for e in sorted(set(self.entries)):

@@ -153,6 +153,9 @@ class MatchStore:
         self._need_lock()
         out = Recovery()
         self._remove_leftovers(out)
+        from .diagnosing import check_timing_file
+
+        out.messages += filter(None, [check_timing_file(self.dir, self.damaged_dir)])
         if not self.current.exists():
             return out
         scan = read_journal(self.current)
