@@ -37,6 +37,7 @@ class Hub:
         self.filter = rng.choice((1, 2, 2, 3))
         self.halls = [Hall(keyed("b4hall", seed, s.n)) for s in SPOTS]
         self.restarts: list[tuple] = []  # (t_down, t_up, clock error)
+        self.hb_phase = rng.uniform(0, 0.5)
 
     def hall_class(self, n: int, theta: float) -> str:
         h = self.halls[n]
@@ -114,16 +115,21 @@ class Hub:
     # -- the link ---------------------------------------------------------------
     def deliver(self, events: list[tuple]) -> list[tuple]:
         """Board time as the controller logs it: events while the hub was down
-        never arrive, later ones carry the new boot's offset error."""
+        never arrive, later ones carry the new boot's offset error. The
+        controller stamps "disconnected" with the board time of the last
+        frame it heard (an event, or a heartbeat: every 500 ms while the queue
+        is empty), and the new boot's "resync" and "connected" with the board
+        time it continues from."""
         events.sort(key=lambda e: e[0])
         if not self.restarts:
             return events
         out = []
         for t_down, t_up, err in self.restarts:
-            out.append((t_down + 1.5, {"kind": "status", "state": "disconnected",
-                                       "detail": "hub stopped answering (3 heartbeats missed)"}, None))
-            out.append((t_up + err, {"kind": "status", "state": "connected", "detail": "hub said hello: a new boot"}, None))
-            out.append((t_up + err + 1e-6, {"kind": "status", "state": "resync", "detail": "hub restarted; board time continues"}, None))
+            heard = max([t for t, _, _ in events if t <= t_down] + [self.hb_phase + 0.5 * ((t_down - self.hb_phase) // 0.5)])
+            out.append((heard, {"kind": "status", "state": "disconnected",
+                                "detail": "hub stopped answering (3 heartbeats missed)"}, None))
+            out.append((t_up + err, {"kind": "status", "state": "resync", "detail": "hub restarted; board time continues"}, None))
+            out.append((t_up + err + 1e-6, {"kind": "status", "state": "connected", "detail": "hub said hello: a new boot"}, None))
         for t, ev, owner in events:
             shift, lost = 0.0, False
             for t_down, t_up, err in self.restarts:

@@ -40,7 +40,8 @@ class World:
 
 
 class Session:
-    def __init__(self, seed: int, drops: int = 70, stream: float | None = None, faults=(), holes: bool | None = None):
+    def __init__(self, seed: int, drops: int = 70, stream: float | None = None, faults=(), holes: bool | None = None,
+                 restart: bool | None = None):
         self.seed, self.drops, self.stream = seed, drops, stream
         self.specs = list(faults)
         r = keyed("b4session", seed)
@@ -48,7 +49,8 @@ class Session:
         self.holes = drawn if holes is None else holes
         self.pads = [r.randrange(2) for _ in SPOTS]
         carried = r.random() < 0.5
-        self.may_restart = r.random() < 0.35  # the hub restarts once in a long pause
+        drawn = r.random() < 0.35  # the hub restarts once in a long pause
+        self.may_restart = drawn if restart is None else restart
         self.hole_ns = {BY_LABEL[f"R{a + 1}S{b + 1}"].n for a, b in HOLE_SWITCHES} if self.holes else set()
         self.start_coins = [carried and s.n not in self.hole_ns and self.pads[s.n] == s.inlet and r.random() < 0.3
                             for s in SPOTS]
