@@ -68,6 +68,7 @@ def test_single_drops_agree_with_the_engine_drop_by_drop():
 def test_healthy_logs_respect_the_physical_facts():
     """sensing.md section 2: every flip shows as mid then the new side, a beam
     breaks once per coin, times never go backwards."""
+    merged = 0
     for seed in range(8):
         s = Session(seed, drops=60)
         log, truth = s.run()
@@ -75,8 +76,14 @@ def test_healthy_logs_respect_the_physical_facts():
         ts = [e["t"] for e in events]
         assert ts == sorted(ts)
         coins = [c for c in truth if c["kind"] == "coin"]
-        assert sum(1 for e in events if e["kind"] == "entry") == len(coins)
-        assert sum(1 for e in events if e["kind"] == "exit") == len(s.world.physics.exits)
+        # One break per coin, except coins in the beam together (one break, as a real beam sees them).
+        touching = sum(1 for a, b in zip(coins, coins[1:]) if a["entry"] == b["entry"] and b["t"] - a["t"] < 0.04)
+        entries = sum(1 for e in events if e["kind"] == "entry")
+        assert len(coins) - touching <= entries <= len(coins)
+        merged += len(coins) - entries
+        exits = sorted(s.world.physics.exits)
+        close = sum(1 for a, b in zip(exits, exits[1:]) if a[1] == b[1] and b[0] - a[0] < 0.02)
+        assert len(exits) - close <= sum(1 for e in events if e["kind"] == "exit") <= len(exits)
         side = {}
         for e in events:
             if e["kind"] != "switch":
@@ -86,12 +93,13 @@ def test_healthy_logs_respect_the_physical_facts():
                 pytest.fail(f"seed {seed}: {e['switch']} went {before} to {e['pos']} without mid")
             side[e["switch"]] = e["pos"]
         assert all(c["acted"] == [] for c in coins)
+    assert 0 < merged < 30  # touching doubles happen, rarely
 
 
 def test_a_healthy_session_and_its_shadow_never_differ():
     for seed in range(5):
         s = Session(seed, drops=50)
-        assert Session.sensed(s.simulate(True)) == Session.sensed(s.simulate(False))
+        assert Session.sensed(s.simulate()) == Session.sensed(s.simulate(set()))
         # A fault that never comes (its drop is past the session's last) changes nothing either.
         late = Session(seed, drops=50, faults=[("switch_stuck", "R3S4", 999, 1.0, {}), ("exit_sensor_dead", "exit 5", 999, 0.5, {})])
         log, truth = late.run()

@@ -121,7 +121,7 @@ class FaultSet(NoFaults):
                 return []
             if f.name.endswith("chatter") and f.hit((kind, cid), owner):
                 gap = keyed(f.seed, "chatter", f.id, cid).uniform(0.004, 0.03)
-                return [t, t + gap]
+                return [t, t + gap + 0.004]  # a second break after the coin is through
         return [t]
 
     def hall_of(self, n):

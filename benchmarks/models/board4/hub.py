@@ -104,12 +104,20 @@ class Hub:
 
     # -- beams ------------------------------------------------------------------
     def beam_events(self, phys: Physics, beam_fault) -> list[tuple]:
+        """One event per break: two coins in a beam at once (touching, or
+        the second in before the first is out by the filter's 0.5 ms) are
+        one break, as a real beam sees them."""
         out = []
-        for kind, t, num, owner, cid in phys.beams:
+        clear: dict = {}  # beam -> when it is clear again
+        for kind, t, num, owner, cid, through in sorted(phys.beams, key=lambda b: b[1]):
             for tb in beam_fault(kind, num, t, owner, cid):
+                end = tb + (through if tb == t else 0.003)
+                if tb < clear.get((kind, num), -1.0) + 0.0005:
+                    clear[(kind, num)] = max(clear[(kind, num)], end)
+                    continue
+                clear[(kind, num)] = end
                 ts = math.ceil(tb / BEAM_DT) * BEAM_DT
-                key = "entry" if kind == "entry" else "exit"
-                out.append((ts, {"kind": key, key: num + 1}, owner))
+                out.append((ts, {"kind": kind, kind: num + 1}, owner))
         return out
 
     # -- the link ---------------------------------------------------------------

@@ -112,7 +112,7 @@ class Physics:
         self.cross_t = rng.uniform(0.02, 0.06)
         self.heap: list = []
         self.seq = 0
-        self.beams: list[tuple] = []  # ("entry"|"exit", t, number, owner, coin id)
+        self.beams: list[tuple] = []  # ("entry"|"exit", t, number, owner, coin id, how long it is broken)
         self.jammed: dict = {}  # (switch n, side) -> coins stuck in that lane
         self.flying = 0
         self.last = 0.0
@@ -143,12 +143,15 @@ class Physics:
         return max(self.last, busy)
 
     # -- what people do -------------------------------------------------------
-    def drop(self, t: float, entry: int, cid: int) -> Coin:
+    def drop(self, t: float, entry: int, cid: int, hold: float = 0.0) -> Coin:
+        """A coin into ``entry`` at ``t``; ``hold``: a person slid it into the
+        slot and let go that much later (the beam broke as it went in)."""
         coin = Coin(cid, cid, keyed(self.seed, "coin", cid))
         self.flying += 1
-        self.beams.append(("entry", t, entry, cid, cid))
-        self._at(t + self.entry_t * coin.speed * keyed(self.seed, cid, "in").uniform(0.92, 1.08), self._arrive,
-                 coin, entry_spot(entry).n)
+        r = keyed(self.seed, cid, "in")
+        through = hold + r.uniform(0.012, 0.04) if hold else r.uniform(0.012, 0.04)  # let go from a hand: slow through the beam
+        self.beams.append(("entry", t, entry, cid, cid, through))
+        self._at(t + hold + self.entry_t * coin.speed * r.uniform(0.92, 1.08), self._arrive, coin, entry_spot(entry).n)
         return coin
 
     def hand_flip(self, t: float, n: int, rng) -> float:
@@ -256,7 +259,8 @@ class Physics:
     def _exit(self, t: float, coin: Coin, lane: int) -> None:
         self.flying -= 1
         self.exits.append((t, lane, coin.owner))
-        self.beams.append(("exit", t, lane, coin.owner, coin.id))
+        through = keyed(self.seed, coin.id, "out", coin.visits).uniform(0.005, 0.02) * coin.speed  # falling fast by now
+        self.beams.append(("exit", t, lane, coin.owner, coin.id, through))
 
     # -- the board now ----------------------------------------------------------
     def state(self):

@@ -20,6 +20,8 @@ otherwise that moment.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from .faults import BY_HAND, Fault, FaultSet
 from .hub import Hub
 from .layout import ENTRIES, SPOTS, text_rows
@@ -58,11 +60,15 @@ class Session:
         self.shadow: World | None = None
 
     # -- one run ----------------------------------------------------------------
-    def simulate(self, with_faults: bool) -> World:
+    def simulate(self, enabled=None) -> World:
+        """The session with the faults whose ids are in ``enabled`` (all when
+        None); the others' pauses are taken all the same, so times agree."""
         faults = [Fault(i + 1, name, where, start, rate, dict(opts or {}), self.seed)
                   for i, (name, where, start, rate, opts) in enumerate(self.specs)]
+        on = {f.id for f in faults} if enabled is None else set(enabled)
         w = World(self.seed, faults)
-        phys = Physics(self.seed, self.pads, self.start_coins, self.hole_ns, w.fx if with_faults else None)
+        w.fx = FaultSet([f for f in faults if f.id in on])
+        phys = Physics(self.seed, self.pads, self.start_coins, self.hole_ns, w.fx)
         w.physics = phys
         hub = Hub(self.seed)
         start_theta = [r.rest() for r in phys.rockers]
@@ -82,9 +88,10 @@ class Session:
                 t += gap
             else:
                 style = r.random()
-                if style < 0.07:  # a handful: two or three coins, one after the other
+                if style < 0.07:  # a handful: two or three coins, one after the other (into one entry: touching, or not)
                     same = r.random() < 0.45
-                    burst = [(same, r.uniform(0.03, 0.12) if same else r.uniform(0.06, 0.4)) for _ in range(r.choice((1, 1, 2)))]
+                    gaps = (0.002, 0.015) if r.random() < 0.35 else (0.03, 0.12)
+                    burst = [(same, r.uniform(*gaps) if same else r.uniform(0.06, 0.4)) for _ in range(r.choice((1, 1, 2)))]
                 if 0.07 <= style < 0.14:  # the opponent is quick: drops before the cascade ended
                     phys.run_until(t)
                     t += r.uniform(0.25, 0.8)
@@ -105,18 +112,17 @@ class Session:
                         t = max(t, up + 1.0)
                     if think > 1.5 and r.random() < 0.05:
                         phys.bump(end + r.uniform(0.3, think - 0.3), r)
-            t = self._world_faults(w, phys, k, t, with_faults)
+            t = self._world_faults(w, phys, k, t, on)
             for f in faults:
                 if f.start == k and f.name not in BY_HAND and f.t_on is None:
                     f.t_on = t
             phys.run_until(t)
-            phys.drop(t, entry, k)
+            hold = r.uniform(0.15, 1.2) if not self.stream and not burst and r.random() < 0.03 else 0.0
+            phys.drop(t, entry, k, hold)
             self.coins_entry = entry
             w.coins.append({"drop": k, "t": t, "entry": entry})
         phys.settle()
-        hall_of = w.fx.hall_of if with_faults else (lambda n: None)
-        beam = w.fx.beam if with_faults else (lambda kind, num, t, owner, cid: [t])
-        events = hub.halls_events(phys, start_theta, hall_of) + hub.beam_events(phys, beam)
+        events = hub.halls_events(phys, start_theta, w.fx.hall_of) + hub.beam_events(phys, w.fx.beam)
         w.events = hub.deliver(events)
         shift = {c["drop"]: 0.0 for c in w.coins}
         for down, up, err in hub.restarts:
@@ -127,7 +133,7 @@ class Session:
             c["t"] += shift[c["drop"]]
         return w
 
-    def _world_faults(self, w: World, phys: Physics, k: int, t: float, on: bool) -> float:
+    def _world_faults(self, w: World, phys: Physics, k: int, t: float, on: set) -> float:
         """A pause before drop ``k`` for what a person does to the board then
         (taken in the shadow too, so both runs keep the same times)."""
         due = [f for f in w.faults if f.start == k and (f.name in BY_HAND or f.name == "hall_fault")]
@@ -137,7 +143,7 @@ class Session:
         at = max(end, phys.last) + keyed(self.seed, "pause", k).uniform(0.6, 1.5)
         for f in due:
             f.t_on = at
-            if not on:
+            if f.id not in on:
                 continue
             rocker = phys.rockers[f.switch.n] if f.switch is not None else None
             rng = keyed(self.seed, "hand", f.id)
@@ -168,12 +174,15 @@ class Session:
                 "state": text_rows(self.pads, self.start_coins, self.hole_ns)}
 
     def run(self) -> tuple[list[dict], list[dict]]:
-        self.world = w = self.simulate(True)
+        self.world = w = self.simulate()
         log = [self.header()] + [{"t": round(t, 6), **ev} for t, ev, _ in w.events]
         truth = []
-        if self.specs:
-            self.shadow = self.simulate(False)
-        firsts = {f.id: self.first_effect(w, self.shadow, f) for f in w.faults}
+        # Each fault's shadow is the session without it (the others still
+        # acting): its first effect is what it alone changed.
+        everyone = {f.id for f in w.faults}
+        self.shadows = {f.id: self.simulate(everyone - {f.id}) for f in w.faults}
+        self.shadow = self.shadows.get(1)
+        firsts = {f.id: self.first_effect(w, self.shadows[f.id], f) for f in w.faults}
         for c in w.coins:
             acted = sorted(f.id for f in w.faults if c["drop"] in f.acted or firsts[f.id][0] == c["drop"])
             truth.append({"kind": "coin", "drop": c["drop"], "t": round(c["t"], 6), "entry": c["entry"] + 1, "acted": acted})
@@ -195,19 +204,36 @@ class Session:
 
     @staticmethod
     def first_effect(w: World, shadow: World | None, f: Fault):
-        """(drop, None) or (None, t) where this run's sensed events first
-        differ from the shadow's; (None, None) when they never do."""
+        """(drop, None) or (None, t): where this run's sensed outcome first
+        differs from the shadow's. A drop's outcome is what its coins made
+        the sensors say (which exits, which switch readings, how often),
+        not when: a fault that only reorders a drop's events (a coin taken
+        off a pad that the drop's own next coin fills again) has not shown.
+        What no coin caused (a hand, a hall sensor going wrong) shows at the
+        moment the readings differ. (None, None) when nothing ever differs."""
         if shadow is None or not f.applied or f.t_on is None:
             return None, None
-        a, b = (Session.sensed(x) for x in (w, shadow))
-        for x, y in zip(a, b):
-            if x[:4] != y[:4]:
-                first = min(x, y, key=lambda e: e[0])
+        a, b = Session.sensed(w), Session.sensed(shadow)
+        found = []
+        outcome = lambda evs, k: Counter(e[1:4] for e in evs if e[4] == k)  # noqa: E731
+        entry_t = {c["drop"]: c["t"] for c in w.coins}
+        for c in w.coins:
+            k = c["drop"]
+            if outcome(a, k) != outcome(b, k):
+                found.append((entry_t[k], k))
+                break
+        loose_a = [e[:4] for e in a if e[4] is None]
+        loose_b = [e[:4] for e in b if e[4] is None]
+        for x, y in zip(loose_a, loose_b):
+            if x != y:
+                found.append((min(x[0], y[0]), None))
                 break
         else:
-            if len(a) == len(b):
-                return None, None
-            first = (a if len(a) > len(b) else b)[min(len(a), len(b))]
-        if first[0] < f.t_on - 1e-6:
+            if len(loose_a) != len(loose_b):
+                found.append(((loose_a if len(loose_a) > len(loose_b) else loose_b)[min(len(loose_a), len(loose_b))][0], None))
+        if not found:
+            return None, None
+        t, k = min(found, key=lambda x: x[0])
+        if t < f.t_on - 1e-6 and k is None:
             return None, None  # a difference from before it acted cannot be its (never expected)
-        return (first[4], None) if first[4] is not None else (None, first[0])
+        return (k, None) if k is not None else (None, t)
