@@ -38,6 +38,7 @@ class Hub:
         self.halls = [Hall(keyed("b4hall", seed, s.n)) for s in SPOTS]
         self.restarts: list[tuple] = []  # (t_down, t_up, clock error)
         self.hb_phase = rng.uniform(0, 0.5)
+        self.notes: list[tuple] = []  # (t, owner, what): things a healthy board did that a reader may trip on
 
     def hall_class(self, n: int, theta: float) -> str:
         h = self.halls[n]
@@ -69,6 +70,7 @@ class Hub:
             theta0 = start_theta[n]
             cls = hall.classify(hall.raw(theta0), "L" if theta0 < 0.5 else "R")
             pend, count, first, first_raw = None, 0, 0.0, 0
+            left = cls
             mi = -1
             for a, b in self._windows(rocker, fault.windows() if fault else ()):
                 k0 = math.ceil((a - self.phase) / p)
@@ -99,6 +101,10 @@ class Hub:
                         if {cls, got} == {"L", "R"}:  # crossed within one scan: still mid, then the side
                             out.append((first, {"kind": "switch", "switch": label, "pos": "mid", "raw": int(first_raw)}, owner))
                         out.append((first, {"kind": "switch", "switch": label, "pos": got, "raw": int(first_raw)}, owner))
+                        if got == "mid":
+                            left = cls
+                        elif cls == "mid" and got == left:  # back to the side it left: a bounce or a rattle, no flip
+                            self.notes.append((first, owner, f"{label} {motions[mi].kind if mi >= 0 else 'rest'} blip"))
                         cls, pend, count = got, None, 0
         return out
 

@@ -38,6 +38,7 @@ class World:
         self.fx = FaultSet(faults)
         self.coins: list[dict] = []  # per player coin: drop, t, entry
         self.events: list[tuple] = []
+        self.notes: list[tuple] = []
         self.physics: Physics | None = None
 
 
@@ -77,22 +78,25 @@ class Session:
         t = 1.0 + people.uniform(0, 2)
         burst = []  # coins still to come in this person's handful
         restarted = not self.may_restart
+        held_until = 0.0
         for k in range(1, self.drops + 1):
             r = keyed(self.seed, "turn", k)
+            handful = bool(burst)
             entry = r.choices(range(ENTRIES), weights=prefer)[0]
             if self.stream:
                 t += r.uniform(0.6, 1.4) / self.stream
             elif burst:
+                handful = True
                 same, gap = burst.pop()
                 entry = self.coins_entry if same else entry
                 t += gap
             else:
                 style = r.random()
-                if style < 0.07:  # a handful: two or three coins, one after the other (into one entry: touching, or not)
+                if style < 0.05:  # a handful: two or three coins, one after the other (into one entry: touching, or not)
                     same = r.random() < 0.45
-                    gaps = (0.002, 0.015) if r.random() < 0.35 else (0.03, 0.12)
+                    gaps = (0.002, 0.015) if r.random() < 0.25 else (0.03, 0.12)
                     burst = [(same, r.uniform(*gaps) if same else r.uniform(0.06, 0.4)) for _ in range(r.choice((1, 1, 2)))]
-                if 0.07 <= style < 0.14:  # the opponent is quick: drops before the cascade ended
+                if 0.05 <= style < 0.12:  # the opponent is quick: drops before the cascade ended
                     phys.run_until(t)
                     t += r.uniform(0.25, 0.8)
                 else:
@@ -116,14 +120,22 @@ class Session:
             for f in faults:
                 if f.start == k and f.name not in BY_HAND and f.t_on is None:
                     f.t_on = t
+            t = max(t, held_until + 0.05)  # nobody drops into a slot while a hand still holds a coin in one
             phys.run_until(t)
-            hold = r.uniform(0.15, 1.2) if not self.stream and not burst and r.random() < 0.03 else 0.0
+            hold = r.uniform(0.15, 1.2) if not (self.stream or burst or handful) and r.random() < 0.02 else 0.0
+            held_until = t + hold if hold else held_until
             phys.drop(t, entry, k, hold)
+            notes = [f"held {hold:.2f} s in the slot"] if hold else []
+            if w.coins and w.coins[-1]["entry"] == entry and t - w.coins[-1]["t"] < 0.045:
+                notes.append("in the entry beam with the coin before")
             self.coins_entry = entry
-            w.coins.append({"drop": k, "t": t, "entry": entry})
+            w.coins.append({"drop": k, "t": t, "entry": entry, "notes": notes})
         phys.settle()
         events = hub.halls_events(phys, start_theta, w.fx.hall_of) + hub.beam_events(phys, w.fx.beam)
         w.events = hub.deliver(events)
+        w.notes = sorted(hub.notes, key=lambda n: n[0])
+        for down, up, err in hub.restarts:
+            w.notes.append((down, None, "hub restart"))
         shift = {c["drop"]: 0.0 for c in w.coins}
         for down, up, err in hub.restarts:
             for c in w.coins:
@@ -185,7 +197,14 @@ class Session:
         firsts = {f.id: self.first_effect(w, self.shadows[f.id], f) for f in w.faults}
         for c in w.coins:
             acted = sorted(f.id for f in w.faults if c["drop"] in f.acted or firsts[f.id][0] == c["drop"])
-            truth.append({"kind": "coin", "drop": c["drop"], "t": round(c["t"], 6), "entry": c["entry"] + 1, "acted": acted})
+            row = {"kind": "coin", "drop": c["drop"], "t": round(c["t"], 6), "entry": c["entry"] + 1, "acted": acted}
+            notes = c["notes"] + [what for _, owner, what in w.notes if owner == c["drop"]]
+            if notes:
+                row["notes"] = notes  # what this healthy coin did that is unusual (the scorer ignores it)
+            truth.append(row)
+        for t, owner, what in w.notes:
+            if owner is None:
+                truth.append({"kind": "note", "t": round(t, 6), "what": what})
         for f in w.faults:
             row = {"kind": "fault", "id": f.id, "fault": f.name, "where": f.where, "t": f.t_on, "rate": f.rate}
             drop, t = firsts[f.id]
