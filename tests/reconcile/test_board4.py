@@ -154,3 +154,37 @@ def test_faults_change_what_the_sensors_say():
     assert "first_drop" in f
     assert not any(e["kind"] == "exit" and e["exit"] == 1 and e["t"] >= f["t"] for e in log[1:])
     assert any(x == 0 and t >= f["t"] for t, x, _ in s.world.physics.exits)
+
+
+def test_with_several_faults_each_fault_shows_where_it_alone_changed_something():
+    """Each fault's truth comes from the session without that one fault: a
+    second fault that never acts leaves the first's truth as it was alone."""
+    alone = Session(4, drops=40, faults=[("switch_stuck", "R2S3", 8, 1.0, {})]).run()[1]
+    both = Session(4, drops=40, faults=[("switch_stuck", "R2S3", 8, 1.0, {}), ("exit_sensor_dead", "exit 5", 999, 1.0, {})]).run()[1]
+    first = [d for d in alone if d["kind"] == "fault"][0]
+    again = [d for d in both if d["kind"] == "fault"]
+    assert {k: v for k, v in again[0].items()} == first
+    assert "first_drop" not in again[1] and "first_effect" not in again[1]
+
+
+def test_the_cases_are_logs_the_reconciler_reads(tmp_path):
+    from pathlib import Path
+
+    from coindrel.obslog import read_log
+
+    cases = sorted((Path(__file__).resolve().parents[2] / "benchmarks/models/board4/cases").glob("*.jsonl"))
+    logs = [c for c in cases if not c.name.endswith(".truth.jsonl")]
+    assert len(logs) >= 4
+    for c in logs:
+        log = read_log(c)
+        assert log.events and not log.problems, c.name
+
+
+def test_false_alarms_are_sorted_by_what_the_healthy_board_did():
+    from benchmarks.models.board4.classes import classify
+
+    truth = [{"kind": "coin", "drop": 1, "t": 10.0, "entry": 3, "acted": [], "notes": ["in the entry beam with the coin before"]},
+             {"kind": "coin", "drop": 2, "t": 20.0, "entry": 3, "acted": []}, {"kind": "note", "t": 30.2, "what": "hub restart"}]
+    records = [{"drop": 1, "t": 10.0, "t_end": 11.0, "verdict": "mismatch"}, {"drop": 2, "t": 20.0, "t_end": 21.0, "verdict": "mismatch"},
+               {"drop": 3, "t": 29.9, "t_end": 30.0, "verdict": "mismatch"}, {"drop": 4, "t": 40.0, "verdict": "ok"}]
+    assert [k for k, _ in classify(records, truth)] == ["in the entry beam with the coin before", "follow-on", "hub restart"]
