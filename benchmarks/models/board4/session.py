@@ -24,7 +24,7 @@ from collections import Counter
 
 from .faults import BY_HAND, Fault, FaultSet
 from .hub import Hub
-from .layout import ENTRIES, SPOTS, text_rows
+from .layout import ENTRIES, SPOTS, entry_spot, text_rows
 from .physics import Physics, keyed
 from .layout import HOLE_SWITCHES, BY_LABEL
 
@@ -239,6 +239,14 @@ class Session:
         for c in w.coins:
             k = c["drop"]
             if outcome(a, k) != outcome(b, k):
+                if not outcome(a, k):
+                    # Nothing sensed this coin (its entry beam missed it and it came to rest on
+                    # the pad under its entry): it shows when the next coin meets that switch.
+                    label = entry_spot(c["entry"]).label
+                    k = next((d["drop"] for d in w.coins if d["drop"] > k
+                              and any(e[1] == "switch" and e[2] == label and e[4] == d["drop"] for e in a)), None)
+                    if k is None:
+                        break
                 found.append((entry_t[k], k))
                 break
         loose_a = [e[:4] for e in a if e[4] is None]
