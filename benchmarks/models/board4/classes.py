@@ -50,12 +50,16 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, nargs=2, default=(0, 50), metavar=("FROM", "TO"))
     ap.add_argument("--examples", type=int, default=2)
+    ap.add_argument("--without", nargs="*", default=(), choices=("touching", "held", "restart"),
+                    help="sessions without these behaviours (the rest as always)")
     a = ap.parse_args(argv)
     classes: Counter = Counter()
     examples: dict = {}
     total = Counter()
     for seed in range(*a.seeds):
-        log, truth = Session(seed).run()
+        off = set(a.without)
+        log, truth = Session(seed, touching="touching" not in off, held="held" not in off,
+                             restart=False if "restart" in off else None).run()
         records = reconcile_lines(log)[0]
         s = scoring.score_healthy(records, truth)
         for k in ("coins", "false_alarms", "unmatched", "extra_records"):

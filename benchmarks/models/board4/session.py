@@ -44,7 +44,13 @@ class World:
 
 class Session:
     def __init__(self, seed: int, drops: int = 70, stream: float | None = None, faults=(), holes: bool | None = None,
-                 restart: bool | None = None):
+                 restart: bool | None = None, touching: bool = True, held: bool = True):
+        """``restart``: force (True) or forbid (False) a hub restart in a long
+        pause; ``touching`` False: coins put into one entry together always
+        pass its beam one by one; ``held`` False: nobody slides a coin slowly
+        into a slot (the behaviours board4 found false alarms with, to count
+        each on its own)."""
+        self.touching, self.held = touching, held
         self.seed, self.drops, self.stream = seed, drops, stream
         self.specs = list(faults)
         r = keyed("b4session", seed)
@@ -94,7 +100,7 @@ class Session:
                 style = r.random()
                 if style < 0.05:  # a handful: two or three coins, one after the other (into one entry: touching, or not)
                     same = r.random() < 0.45
-                    gaps = (0.002, 0.015) if r.random() < 0.25 else (0.03, 0.12)
+                    gaps = (0.002, 0.015) if r.random() < 0.25 and self.touching else (0.03, 0.12)
                     burst = [(same, r.uniform(*gaps) if same else r.uniform(0.06, 0.4)) for _ in range(r.choice((1, 1, 2)))]
                 if 0.05 <= style < 0.12:  # the opponent is quick: drops before the cascade ended
                     phys.run_until(t)
@@ -122,7 +128,7 @@ class Session:
                     f.t_on = t
             t = max(t, held_until + 0.05)  # nobody drops into a slot while a hand still holds a coin in one
             phys.run_until(t)
-            hold = r.uniform(0.15, 1.2) if not (self.stream or burst or handful) and r.random() < 0.02 else 0.0
+            hold = r.uniform(0.15, 1.2) if not (self.stream or burst or handful) and r.random() < 0.02 and self.held else 0.0
             held_until = t + hold if hold else held_until
             phys.drop(t, entry, k, hold)
             notes = [f"held {hold:.2f} s in the slot"] if hold else []
