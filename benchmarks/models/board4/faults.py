@@ -94,7 +94,7 @@ class FaultSet(NoFaults):
     def stuck(self, t, rocker, coin):
         for f in self._of("switch_stuck"):
             if f.switch is rocker.spot and f.on(t) and f.hit((coin.id, rocker.visits), coin.owner):
-                r = keyed(self.faults[0].seed, "twitch", f.id, f.count)
+                r = keyed(f.seed, "twitch", f.id, f.count)
                 amp = r.uniform(0.0, 0.06) if f.rate >= 1.0 else r.uniform(0.0, 0.3)
                 return True, amp
         return False, 0.0

@@ -18,10 +18,7 @@ import heapq
 import math
 import random
 
-from .layout import ENTRIES, L, R, SPOTS, below, entry_spot
-
-SWALLOWED = "swallowed"
-
+from .layout import L, R, SPOTS, below, entry_spot
 
 def keyed(*key) -> random.Random:
     return random.Random(":".join(map(str, key)))
@@ -269,5 +266,3 @@ class Physics:
         holes = {r.spot.n for r in self.rockers if r.hole}
         return pads, coins, holes
 
-
-assert ENTRIES == 8 and R == 1

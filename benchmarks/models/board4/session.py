@@ -24,9 +24,8 @@ from collections import Counter
 
 from .faults import BY_HAND, Fault, FaultSet
 from .hub import Hub
-from .layout import ENTRIES, SPOTS, entry_spot, text_rows
-from .physics import Physics, keyed
-from .layout import HOLE_SWITCHES, BY_LABEL
+from .layout import BY_LABEL, ENTRIES, HOLE_SWITCHES, SPOTS, entry_spot, text_rows
+from .physics import Coin, Motion, Physics, keyed
 
 
 class World:
@@ -169,7 +168,6 @@ class Session:
                 phys.hand_flip(at, f.switch.n, rng)
             elif f.name == "coin_added":
                 if rocker.coin is None and not rocker.hole:
-                    from .physics import Coin
                     rocker.coin = Coin(f"added{f.id}", None, rng)
                 else:
                     f.applied = False
@@ -179,7 +177,6 @@ class Session:
                 else:
                     f.applied = False
             elif f.name == "switch_unseated":
-                from .physics import Motion
                 before = rocker.rest()
                 rocker.unseat[rocker.pad] = rng.uniform(0.3, 0.55)
                 rocker.motions.append(Motion(at, rng.uniform(0.05, 0.2), before, rocker.rest(), 0.0, 0.0, "hand", None))
