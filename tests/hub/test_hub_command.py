@@ -210,6 +210,19 @@ def test_a_path_that_cannot_be_a_hub_is_said_at_once(capsys, url, needle):
     assert needle in capsys.readouterr().err
 
 
+def test_a_named_port_that_is_not_there_is_waited_for_and_says_so_first(capsys, monkeypatch):
+    """Found by a newcomer: `hub info --url /dev/nonexist` said nothing for 10 s."""
+    from coindrel.cli import main
+    from coindrel.hub import console
+
+    monkeypatch.setattr(console, "CONNECT_TIMEOUT", 0.2)
+    assert main(["hub", "info", "--url", "/nonexistent/ttyACM9"]) == 2
+    err = capsys.readouterr().err
+    first, *rest = err.splitlines()
+    assert "/nonexistent/ttyACM9 is not there yet; waiting up to 0.2 s" in first and "plug the hub in" in first
+    assert "no hub on /nonexistent/ttyACM9 after 0.2 s" in err
+
+
 def test_no_hub_at_the_default_name_says_how_it_gets_that_name(capsys, monkeypatch):
     from coindrel.cli import main
     from coindrel.sources import hub

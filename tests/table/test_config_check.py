@@ -63,6 +63,7 @@ def test_a_good_configuration_passes_and_the_check_creates_nothing(tmp_path, cap
     ("board.hub", "reconnect_delay", '"fast"', ["[board.hub] reconnect_delay", "must be a number"]),
     ("board.hub", "max_reconnect_delay", "0.1", ["[board.hub] max_reconnect_delay", "at least reconnect_delay"]),
     ("board.gpio", "entry_pins", '"4"', ["[board.gpio] entry_pins", "list in [brackets]"]),
+    ("match", "variants", '["holes", "Holes"]', ["[match] variants", "lists 'holes' twice"]),
     ("board.gpio", "entry_pins", '["GPIO99"]', ["[board.gpio] entry_pins", "entry 1", "GPIO99", "0 to 27"]),
     ("board.gpio", "exit_pins", '[5, "BOARD1"]', ["[board.gpio] exit_pins", "exit 2", "BOARD1", "not a GPIO"]),
     ("board.gpio", "entry_pins", '[4, "pin4"]', ["[board.gpio] entry_pins", "entry 2", "not a pin"]),
@@ -149,3 +150,16 @@ def test_the_check_says_where_the_control_socket_will_be(tmp_path, capsys):
     assert f"control socket: {tmp_path}/ctl.sock" in out
     code, out, err, path = check(tmp_path, capsys, GOOD + '[control]\nsocket = ""\n')
     assert code == 0 and "control socket: none" in out
+
+
+def test_a_byte_order_mark_is_no_error(tmp_path, capsys):
+    """Found by a newcomer: a file saved with a BOM (some editors do) said
+    only "Invalid statement (at line 1, column 1)"."""
+    text = GOOD.replace("{state}", str(tmp_path / "state"))
+    code, out, err, _ = check(tmp_path, capsys, "\ufeff".encode() + text.encode())
+    assert code == 0, err
+
+
+def test_keep_matches_has_a_sane_ceiling(tmp_path, capsys):
+    text = GOOD.replace('state_dir = "{state}"', 'state_dir = "{state}"\nkeep_matches = 100000000000000000000000000000')
+    failed(tmp_path, capsys, text, "[storage] keep_matches", "out of range", "1000000")

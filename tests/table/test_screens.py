@@ -19,7 +19,7 @@ def test_every_mode_has_exactly_its_screen():
 def test_which_screens_wait_for_a_drop_and_what_a_coin_elsewhere_is_called():
     assert {m for m, s in SCREENS.items() if s.in_turn} == {Mode.TURN, Mode.REVEAL, Mode.MISMATCH, Mode.CHECK_PADS}
     assert SCREENS[Mode.PAUSED].aside == "the match was paused"
-    assert SCREENS[Mode.MENU].aside == "not asked for"
+    assert SCREENS[Mode.MENU].aside == "no coin was asked for"
 
 
 def test_a_mode_twice_in_a_catalog_and_an_unknown_mode_are_refused():

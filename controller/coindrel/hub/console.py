@@ -44,7 +44,11 @@ def _check_port_path(path: str, given: bool) -> None:
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
-        if given:
+        if given:  # said now: ten silent seconds read as a hang
+            import sys
+
+            print(f"coindrel hub: {path} is not there yet; waiting up to {CONNECT_TIMEOUT:g} s for it "
+                  "(plug the hub in, or Ctrl-C)", file=sys.stderr, flush=True)
             return
         raise EngineError(f"no hub at {path}: plug the hub in (the udev rule systemd/99-coindrel-hub.rules "
                           "gives it this name), or name its port with --url, e.g. --url /dev/ttyACM0") from None

@@ -36,7 +36,7 @@ NO_CAUSE = math.log(0.02)
 # a coin may leave a rocker (and reach the next) up to a whole flip before
 # that hall says so; this much earlier than its cause is allowed.
 EARLY = 0.15
-_UNTIMED = frozenset(("entry", "entry+rest", "missed", "cleared"))  # coins no event timed
+_UNTIMED = frozenset(("entry", "entry+rest", "missed", "cleared", "phantom"))  # coins no event timed
 
 
 def feeders(geometry) -> list[list[tuple[int, int]]]:
@@ -63,8 +63,9 @@ def untimely(obs, cand, physics, feeds: list, fall: float) -> int:
             doubt.add(physics.geometry.index(f.switch))
     # A rocker a hand turned over flipped with no coin (and a coin it
     # tipped off left it then); one a coin passes while stuck shows no flip.
-    # A hall the explanation says lied about its pad is doubted too.
-    doubt.update(m.s for m in cand.moves if m.kind.startswith("hand") or m.kind == "pad")
+    # A hall the explanation says lied about its pad is doubted too; a coin
+    # that slid off its pad late (late.py) flipped its rocker unfed.
+    doubt.update(m.s for m in cand.moves if m.kind.startswith("hand") or m.kind in ("pad", "late"))
     untimed = set(cand.stuck)  # a coin passing a stuck rocker makes no flip to time it by
     if cand.sticky:
         untimed.add(cand.sticky[0])

@@ -33,6 +33,7 @@ from .report import DropReport, drop_times
 from .revise import Reviser, Revision
 from .reporting import drop_reports, stray_report
 from .search import Search
+from .late import note_settled
 from .stray import explain_stray
 from .timing import Timing
 from .tipped import TipWatch
@@ -333,10 +334,11 @@ class Reconciler(PlainVerdicts):
         searched = min(LIVE_MAX, len(live))
         search = Search(self.physics, obs, [e for _, e in obs.entries], self.sensors, self.timing.chatter_window, self.labels,
                         self.budget, self.timing.flip_limit, self.proven, self.rates.spare_cost, frozenset(self.unsure))
+        settling = search.settling = self.__dict__.setdefault("settling", {})  # (a checkpoint from before it has none)
         if obs.entries:
             cands = search.run(live, searched)
         else:
-            cands = explain_stray(search, live, self.expecting, searched)
+            cands = explain_stray(search, live, self.expecting, searched, settling)
         self.evaluations += search.evaluations
         cands = [c for c in cands if c.size <= MAX_SIZE]
         time_candidates(cands, obs, self.physics, self._feeds(), self.timing.patience)
@@ -365,6 +367,7 @@ class Reconciler(PlainVerdicts):
         self.worlds = next_worlds(ranked, self.geometry, self.drops + 1)
         provenance(self.worlds, self.physics)
         self._prove(best)
+        note_settled(settling, best, obs.t1)
         order = drop_times(obs, best, self.timing.chatter_window)
         if not order:
             return [stray_report(self.physics, obs, best, found, ok, ranked, self.worlds[0].codes)]

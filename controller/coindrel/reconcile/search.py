@@ -29,7 +29,8 @@ from .faults import FIXED, HALL_WAS_WRONG, INTERMITTENT, PRIOR, CoinAdded, CoinR
 from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
-from .sensors import _fault, derive
+from .sensors import _fault, derive, swapped
+from .late import late_moves
 from .unseen import COST as UNSEEN_COST, search_unseen
 
 _LOG = {name: math.log(p) for name, p in PRIOR.items()}
@@ -79,7 +80,7 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "hand_at", "cleared")
+MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "hand_at", "cleared", "late", "phantom")
 
 
 class Search:
@@ -99,6 +100,7 @@ class Search:
         self.spare_cost = spare_cost or (lambda f: math.log(INTERMITTENT))
         self.proven = proven  # switches whose pad side a cascade has confirmed since the hall alone last set it
         self.unsure = unsure  # switches whose pad nobody saw while events were lost (a coin may rest there, or not)
+        self.settling: dict = {}  # switch -> when a coin came to rest there lately (it may still slide off)
         self.evaluations = 0
         self.exhausted = False  # the search ran out of work before it tried everything
         self.candidates: list[Candidate] = []
@@ -128,6 +130,7 @@ class Search:
         after: list = []  # switches a hand moved after the coins had passed
         between: list = []  # (switch, k): a hand moved it after the first k coins went in, before the others
         sticky = None
+        blocked = ()
         for m in moves:
             cost += m.cost
             k, s = m.kind, m.s
@@ -166,6 +169,9 @@ class Search:
                 entries.append(s)
                 if k == "entry+rest":
                     codes[self.physics.geometry.entry_switches[s]] |= COIN
+            elif k == "phantom":  # the beam broke with no coin: something blocks it from now on
+                entries.remove(s)
+                blocked = (s,)
             elif k == "unchatter":  # every repeat of this entry was the beam, not a coin
                 for _ in range(self.close_counts.get(s, 0)):
                     entries.remove(s)
@@ -178,6 +184,10 @@ class Search:
             elif k == "hand_after":
                 after.append(s)
                 hand[s] = hand.get(s, 0) + 1
+            elif k == "late":  # the coin that rested here lately slid off across the lever
+                codes[s] &= ~COIN & 0xFF
+                slips.add(s)
+                tipped.append(s)
             elif k == "hand_at":
                 between.append((s, m.side))
                 hand[s] = hand.get(s, 0) + 1
@@ -212,7 +222,8 @@ class Search:
         counts = [0] * self.obs.entry_count
         for e in entries:
             counts[e] += 1
-        d = derive(self.obs, idx, self.labels, counts, trace, assumed, self.sensors, self.chatter_window, hand_flips=hand or None)
+        d = derive(self.obs, idx, self.labels, counts, trace, assumed, self.sensors, self.chatter_window, hand_flips=hand or None,
+                   blocked=blocked)
         if d is None:
             return trace, None
         cand = Candidate(world, moves, tuple(entries), trace, d, cost + d.cost, codes0=codes0,
@@ -222,7 +233,7 @@ class Search:
         # A hall reading ``mid`` at rest: an unseated rocker, or a drifted sensor.
         for i, f in enumerate(d.new):
             if isinstance(f, SwitchUnseated):
-                alt = _swap(d, f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
+                alt = swapped(d, f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
                 self._keep(Candidate(world, moves, tuple(entries), trace, alt, cost + alt.cost, codes0=codes0,
                                      stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared,
                                      sticky=cand.sticky), i)
@@ -297,7 +308,10 @@ class Search:
                 out.append(Move("fix", s, side, fault=_fault(Jam, labels[s], side), cost=math.log(FIXED)))
             elif ("chute", s, side) not in taken:
                 out.append(Move("chute", s, side, fault=_fault(Jam, labels[s], side), cost=_LOG[catalog.JAM]))
-        if self.sensors.entries and not any(m.kind.startswith("entry") for m in base):
+        if self.sensors.entries and not any(m.kind.startswith("entry") or m.kind == "phantom" for m in base):
+            # A count with no coin behind it: the beam broke once and stays
+            # broken (blocked), missing every coin from now on.
+            out += [Move("phantom", e) for e in sorted(set(self.entries)) if self.entries.count(e) == 1 and e not in idx.dead_entries]
             g = self.physics.geometry
             for e in range(self.obs.entry_count):
                 out.append(Move("entry", e))
@@ -342,6 +356,8 @@ class Search:
                     k = sum(1 for te in times if te < t - (d or 0.0))
                     if d is not None and d >= self.flip_limit and 0 < k < len(times):
                         out.append(Move("hand_at", s, k, fault=_fault(MovedByHand, label), cost=cost))
+        if self.settling and not any(m.kind == "late" for m in base):
+            out += late_moves(self, world, base_pad)
         if not any(m.kind == "unchatter" for m in base):
             # Tried first: one coin counted twice by its beam is one cheap cascade.
             for e in sorted(set(self.entries)):
@@ -403,16 +419,6 @@ class Search:
 
     def _best_cost(self) -> float:
         return max((c.logp for c in self.candidates if c.size == 0), default=-math.inf)
-
-
-def _swap(d, old, new, extra: float):
-    from .sensors import Derivation
-
-    alt = Derivation()
-    alt.new = [new if f is old else f for f in d.new]
-    alt.exercised, alt.unshown, alt.fixed = d.exercised, d.unshown, d.fixed
-    alt.cost = d.cost + extra
-    return alt
 
 
 __all__ = ["Move", "Candidate", "Search", "EntrySensorDead", "EntrySensorChatter"]

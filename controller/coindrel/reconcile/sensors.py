@@ -39,6 +39,9 @@ SLOW_FLIP = math.log(0.01)
 COIN_SLOW_LIMIT = 0.45
 PLAUSIBLY_SLOW = math.log(0.25)
 LOOKS_HEALTHY = math.log(0.2)
+# Of beams that stop seeing coins, those that go by being blocked (a coin
+# stuck in the slot, debris): the one break they make is no coin.
+BLOCKED = math.log(0.3)
 
 
 class Derivation:
@@ -91,6 +94,7 @@ def derive(
     chatter_window: float = 0.1,
     stray: bool = False,
     hand_flips: dict | None = None,
+    blocked: tuple = (),
 ) -> Derivation | None:
     """The sensor faults a hypothesis needs, or None when no sensor fault can
     turn its cascade into the report (a coin seen where none could be)."""
@@ -106,6 +110,8 @@ def derive(
                     d.exercised.append(_fault(EntrySensorDead, e))
                 else:
                     d.add(_fault(EntrySensorDead, e))
+            elif t == 0 and e in blocked:
+                d.add(_fault(EntrySensorDead, e), BLOCKED)  # broken once, by no coin: blocked, it misses all from now on
             elif t == 0:
                 return None  # an entry event with no coin there
             else:
@@ -223,3 +229,12 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
             twitched = twitched or (of is not None and 0 < of < tf and obs.coin_like.get(s, 0) >= of)
             d.add(_fault(HallFault, labels[s]), (CLEAN_FLIP if obs.coin_like.get(s, 0) > tf else 0.0) + (LIVE_SENSOR if twitched else 0.0))
     return d
+
+
+def swapped(d, old, new, extra: float) -> "Derivation":
+    """``d`` with the sensor fault ``old`` named ``new`` instead, at ``extra`` more cost."""
+    alt = Derivation()
+    alt.new = [new if f is old else f for f in d.new]
+    alt.exercised, alt.unshown, alt.fixed = d.exercised, d.unshown, d.fixed
+    alt.cost = d.cost + extra
+    return alt

@@ -19,6 +19,7 @@ from ..engine import Jam
 from ..engine.core import COIN, HOLE, PAD_R
 from .faults import PRIOR, CoinRemoved, JamCleared, MovedByHand
 from .physics import Trace
+from .late import can_slide, late_move
 from .search import WORK_ARRIVALS, Candidate, Move, Search
 from .sensors import derive
 
@@ -111,6 +112,23 @@ def jam_candidates(search: Search, world) -> None:
                 cand._shown = None
 
 
+def late_slip_candidates(search: Search, world, settling: dict, now: float) -> None:
+    """The coin resting on a pad went across its lever by itself (late.py):
+    its rocker flips and the coin falls on through the lever side."""
+    obs, physics = search.obs, search.physics
+    idx = world.index
+    for s, t in sorted(settling.items()):
+        if not can_slide(world, s, t, now) or s in idx.halls or (not obs.flips[s] and obs.settled_final(s) == world.codes[s] & PAD_R):
+            continue  # (its hall shows no flip: the coin did not go across the lever)
+        slips = idx.slips | {s}
+        start = bytearray(world.codes)
+        start[s] &= ~COIN & 0xFF
+        trace = physics.run(bytearray(start), [s], physics.table(idx.stuck, slips, idx.jams))
+        cand = _finish(search, world, (late_move(world, s, search.labels[s]),), trace, {}, bytes(start))
+        if cand is not None:
+            cand.slips = frozenset(slips)
+
+
 def _finish(search: Search, world, moves: tuple, trace: Trace, hand: dict, codes0: bytes):
     search.evaluations += 1 + len(trace.arrivals) // WORK_ARRIVALS
     idx = world.index
@@ -155,12 +173,16 @@ def _rests_as_seen(obs, s: int, code: int, before: int) -> bool:
     return obs.settled_final(s) == code & PAD_R
 
 
-def explain_stray(search: Search, worlds: list, expect_drop: bool, searched: int = 4) -> list[Candidate]:
-    """Hand moves, stray coins and jams coming free for every world; then, if
-    a drop could be under way, a drop whose entry beam missed the coin."""
+def explain_stray(search: Search, worlds: list, expect_drop: bool, searched: int = 4, settling: dict | None = None) -> list[Candidate]:
+    """Hand moves, stray coins, jams coming free and coins sliding off pads
+    they came to rest on lately (``settling``: switch -> when) for every
+    world; then, if a drop could be under way, a drop whose entry beam missed
+    the coin."""
     for w in worlds[:searched]:
         hand_candidates(search, w)
         jam_candidates(search, w)
+        if settling:
+            late_slip_candidates(search, w, settling, search.obs.t0)
     if expect_drop:
         return search.run(worlds, searched)
     return search.candidates

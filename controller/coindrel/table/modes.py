@@ -50,7 +50,7 @@ class Screen:
 
     mode: ClassVar[str]  # a Mode (or a plug-in's own str enum member)
     in_turn: ClassVar[bool] = False  # a coin now is the drop the table waits for
-    aside: ClassVar[str] = "not asked for"  # else: why a coin now came out of turn (the mismatch screen says it)
+    aside: ClassVar[str] = "no coin was asked for"  # else: why a coin now came out of turn (the mismatch screen says it)
     over_match: ClassVar[bool] = False  # the hub lost shows over it; messages and notes carry the turn clock
     messages: ClassVar[bool] = False  # a message (a question, a hint) shows over it until answered or timed out
 

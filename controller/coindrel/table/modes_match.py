@@ -309,7 +309,7 @@ class Restore(Screen):
 
 class RoundResult(Screen):
     mode = Mode.ROUND_RESULT
-    aside = "the round was over"
+    aside = "the round's result was on screen"
 
     def act(self, flow, press, now):
         if press in (SELECT, HOLD_SELECT):

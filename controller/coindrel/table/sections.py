@@ -39,7 +39,7 @@ def parse_storage(sec: Section) -> StorageSettings:
     raw = sec.str("state_dir", str(DEFAULT_STATE_DIR))
     if not raw.strip() or not Path(raw).is_absolute():
         sec.fail("state_dir", f"{raw!r} must be an absolute directory path, e.g. \"{DEFAULT_STATE_DIR}\"")
-    keep = sec.int("keep_matches", 0, lo=0)
+    keep = sec.int("keep_matches", 0, lo=0, hi=1_000_000)
     sec.check_unknown()
     return StorageSettings(Path(raw), keep)
 
@@ -144,6 +144,8 @@ def _variants(sec: Section) -> Variants:
         key = name.strip().lower()
         if key not in VARIANT_NAMES:
             sec.fail("variants", f"{name!r} is not a variant; choose from {', '.join(repr(n) for n in VARIANT_NAMES)}")
+        if key in chosen:
+            sec.fail("variants", f"lists {key!r} twice; name each variant once")
         chosen[key] = True
     return Variants(**chosen)
 
