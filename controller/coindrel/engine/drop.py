@@ -82,9 +82,10 @@ def run(w: bytearray, rows, q: list) -> None:
     arrival, in processing order. A count past its byte's room raises
     ``IndexError`` (the caller falls back to ``cascade``)."""
     for s in q:
-        w[s], targets = rows[s][w[s]]
-        if targets:
-            q += targets
+        while s is not None:
+            w[s], s, more = rows[s][w[s]]
+            if more is not None:
+                q.append(more)
 
 
 def drop(state: BoardState, entries) -> Outcome:
@@ -103,9 +104,10 @@ def drop(state: BoardState, entries) -> Outcome:
         q = _starts(t, entries)  # an iterable, or bad entries: the message
     try:
         for s in q:  # run()
-            w[s], targets = rows[s][w[s]]
-            if targets:
-                q += targets
+            while s is not None:
+                w[s], s, more = rows[s][w[s]]
+                if more is not None:
+                    q.append(more)
     except IndexError:  # t.overflow, past the table's end
         return _fallback(t, state, entries, False)
     o = Outcome()  # no __init__: the type's own call, cheaper than object.__new__
@@ -232,9 +234,10 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
         q = _starts(t, entries)
     try:
         for s in q:  # run()
-            w[s], targets = rows[s][w[s]]
-            if targets:
-                q += targets
+            while s is not None:
+                w[s], s, more = rows[s][w[s]]
+                if more is not None:
+                    q.append(more)
     except IndexError:
         o = _fallback(t, state, entries, False)
     else:
