@@ -209,21 +209,20 @@ def _fault_fast(geometry, faults: tuple) -> tuple:
 def predict(state: BoardState, entries, faults=()) -> Prediction:
     """Predict a drop as if ``faults`` were present: what the board does and
     what its sensors would report. With no faults this is a healthy board."""
-    if faults.__class__ is not tuple:
-        faults = tuple(faults)
-    if faults:
-        # Faults are frozen values, so the same tuple as last time means the
-        # same tables: one identity test (``_fault_fast`` compares equal ones).
-        try:
-            last = state.geometry._topology.last_faults
-        except AttributeError:
-            last = topology(state.geometry).last_faults
-        fast = last[1] if last[0] is faults else _fault_fast(state.geometry, faults)
+    # Faults are frozen values, so the same tuple as last time means the same
+    # tables: one identity test first, before any other look at ``faults``
+    # (``_fault_fast`` compares equal ones; the memo starts as the empty
+    # tuple with the healthy tables).
+    try:
+        last = state.geometry._topology.last_faults
+    except AttributeError:
+        last = topology(state.geometry).last_faults
+    if last[0] is faults:
+        fast = last[1]
     else:
-        try:
-            fast = state.geometry._fast
-        except AttributeError:
-            fast = topology(state.geometry).fast
+        if faults.__class__ is not tuple:
+            faults = tuple(faults)
+        fast = _fault_fast(state.geometry, faults) if faults else state.geometry._fast
     # drop()'s body again, with the fault set's tables: as-if predictions are
     # made in loops (the property tests, the benchmark).
     tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g, t = fast

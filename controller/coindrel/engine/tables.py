@@ -185,7 +185,7 @@ class Topology:
         self.overflow = n + g.exit_count + 2
         self.exit_slice = slice(n, n + g.exit_count)
         self.entries = g.entry_switches
-        self.last_faults = ((), None)  # (faults, their tables' ``fast``): predict's memo of the last fault set
+        self.last_faults = ((), None)  # (faults, their tables' ``fast``): predict's memo of the last fault set, on the fault-free tables
         stuck = {g.index(f.switch) for f in faults if isinstance(f, SwitchStuck)}
         slips = {g.index(f.switch) for f in faults if isinstance(f, PadNotHolding)}
         jams = {(g.index(f.switch), f.side) for f in faults if isinstance(f, Jam)}
@@ -245,6 +245,8 @@ class Topology:
         # when there are none.
         head = slice(0, n) if self.tail else None
         self.fast = (self.tail, starts, self.rows, self.code_of, self.flips_of, head, exits_from, self.exit_pairs, g, self)
+        if not faults:
+            self.last_faults = ((), self.fast)  # no faults: these tables (predict's memo starts there)
 
     def exit_counts(self, w) -> bytes:
         """Coins per exit from a drop's working bytes (drop() writes this out)."""
