@@ -177,3 +177,25 @@ def test_a_long_entry_typed_at_play_is_not_an_entry(monkeypatch, capsys, typed):
     monkeypatch.setattr("sys.stdin", io.StringIO(typed + "\nq\n"))
     assert main(["play"]) in (0, 1)
     assert "is not an entry" in capsys.readouterr().out
+
+
+# -- values too long to quote -----------------------------------------------------------
+# A message names the value it refuses; a 5,000-character one used to fill the screen.
+
+def test_a_long_argument_is_quoted_by_its_start_and_its_length(capsys):
+    with pytest.raises(SystemExit):
+        main(["sim", "--seed", LONG])  # argparse's own message
+    err = capsys.readouterr().err
+    assert "argument --seed" in err and "(5,000 characters)" in err and LONG not in err and len(err) < 2000
+    assert main(["show", "L" * 5000]) == 2  # the command's own message
+    err = capsys.readouterr().err
+    assert "board text" in err and "(5,000 characters)" in err and "L" * 300 not in err
+
+
+def test_a_long_config_value_is_named_not_echoed():
+    from coindrel.config import spelled
+
+    assert spelled("x" * 5000).endswith("...\" (5,000 characters)") and len(spelled("x" * 5000)) < 200
+    assert spelled(10 ** 5000) == "a number of about 5,000 digits"  # str() of it would raise
+    assert spelled(-(10 ** 5000)) == "a negative number of about 5,000 digits"
+    assert spelled([1, "a"]) == '[1, "a"]' and spelled(2 ** 64) == str(2 ** 64)

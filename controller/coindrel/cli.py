@@ -77,10 +77,33 @@ class _Formatter(argparse.HelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
 
 
+_LONG_WORD = 200
+
+
+def _short(message: str) -> str:
+    """A message with every word thousands of characters long (a pasted
+    blob, a 5,000-digit number) cut to its start and its length: the reader
+    needs to see which argument it was, not a screenful of it."""
+    import re
+
+    def cut(m) -> str:
+        word = m.group(0)
+        core = word.lstrip("'\"")
+        lead, core = word[:len(word) - len(core)], core.rstrip("'\",:;")
+        return f"{lead}{core[:60]}... ({len(core):,} characters){word[len(lead) + len(core):]}"
+
+    return re.sub(r"\S{%d,}" % _LONG_WORD, cut, message)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        super().error(_short(message))
+
+
 def build_parser(argv: list[str] | None = None, *, load: str | tuple[str, ...] | None = None) -> argparse.ArgumentParser:
     """The whole parser. Only the command chosen in ``argv`` (or those named
     in ``load``) is imported to add its arguments; with neither, every one is."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="coindrel",
         formatter_class=_Formatter,
         description="Coindrel Table: a self-scoring, self-checking controller for a physical Coindrel board.",
@@ -157,14 +180,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args._run(args) or 0)
     except CoindrelError as e:
-        print(f"coindrel {args.command}: {_os_message(e) if isinstance(e, OSError) else e}", file=sys.stderr)
+        print(_short(f"coindrel {args.command}: {_os_message(e) if isinstance(e, OSError) else e}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
     except OSError as e:  # a path the system refused, wherever a command met it
-        print(f"coindrel {args.command}: {_os_message(e)}", file=sys.stderr)
+        print(_short(f"coindrel {args.command}: {_os_message(e)}"), file=sys.stderr)
         return 2
 
 

@@ -26,13 +26,44 @@ _BCM_NAME = re.compile(r"^(?:GPIO|BCM)?([0-9]{1,6})$", re.IGNORECASE)  # int() r
 _HEADER_NAME = re.compile(r"^(?:BOARD|J8:|P1:)([0-9]{1,6})$", re.IGNORECASE)
 
 
+def pin_problem(v) -> str | None:
+    """What is wrong with ``v`` as a GPIO pin on the Pi's 40-pin header, or None."""
+    if isinstance(v, bool) or not isinstance(v, (int, str)):
+        return f"must be a BCM pin number like 17 or a name like \"GPIO17\", not {spelled(v)}"
+    if isinstance(v, int):
+        return None if 0 <= v <= 27 else f"{spelled(v)} is not a GPIO on the Pi's header; write a BCM number from 0 to 27"
+    text = v.strip()
+    bcm, header = _BCM_NAME.match(text), _HEADER_NAME.match(text)
+    if bcm and not 0 <= int(bcm.group(1)) <= 27:
+        return f"{spelled(v)} is not on the Pi's header; write a BCM number from 0 to 27, e.g. 17 or \"GPIO17\""
+    if header and int(header.group(1)) not in HEADER_GPIO:
+        return (f"{spelled(v)} is header pin {header.group(1)}, which is not a GPIO (power, ground or none); "
+                f"GPIO header pins are {', '.join(map(str, sorted(HEADER_GPIO)))}")
+    if not (bcm or header):
+        return f"{spelled(v)} is not a pin; write a BCM number like 17, or a name like \"GPIO17\" or \"BOARD11\""
+    return None
+
+
 def spelled(v) -> str:
     """A value as the configuration spells it (TOML: ``true``, ``"text"``,
     ``[1, 2]``), for messages that quote what the file says (Python's
     ``True`` or ``'text'`` is not what anyone wrote)."""
+    if isinstance(v, str) and len(v) > SPELLED_MAX:
+        return f"{_spelled(v[:SPELLED_MAX // 2])[:-1]}...\" ({len(v):,} characters)"
+    text = _spelled(v)
+    # a value thousands of characters long (a pasted blob, a 5,000-digit number) is named, not echoed
+    return text if len(text) <= SPELLED_MAX else f"{text[:SPELLED_MAX // 2]}... ({len(text):,} characters)"
+
+
+SPELLED_MAX = 120
+
+
+def _spelled(v) -> str:
     import json
     import math
 
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 1000:
+        return f"a {'negative ' if v < 0 else ''}number of about {int(v.bit_length() * 0.30103):,} digits"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, str):
@@ -170,20 +201,23 @@ class Section:
             if required:
                 self.fail(key, "is required: give the BCM pin number, e.g. 17")
             return None
-        if isinstance(v, bool) or not isinstance(v, (int, str)):
-            self.fail(key, f"must be a BCM pin number like 17 or a name like \"GPIO17\", not {spelled(v)}")
-        if isinstance(v, int) and not 0 <= v <= 27:
-            self.fail(key, f"GPIO{v} is not on the Pi's header; write a BCM number from 0 to 27")
-        if isinstance(v, str):
-            text = v.strip()
-            bcm, header = _BCM_NAME.match(text), _HEADER_NAME.match(text)
-            if bcm and not 0 <= int(bcm.group(1)) <= 27:
-                self.fail(key, f"{spelled(v)} is not on the Pi's header; write a BCM number from 0 to 27, e.g. 17 or \"GPIO17\"")
-            if header and int(header.group(1)) not in HEADER_GPIO:
-                self.fail(key, f"{spelled(v)} is header pin {header.group(1)}, which is not a GPIO (power, ground or none); "
-                               f"GPIO header pins are {', '.join(map(str, sorted(HEADER_GPIO)))}")
-            if not (bcm or header):
-                self.fail(key, f"{spelled(v)} is not a pin; write a BCM number like 17, or a name like \"GPIO17\" or \"BOARD11\"")
+        problem = pin_problem(v)
+        if problem:
+            self.fail(key, problem)
+        return v
+
+    def pins(self, key: str, default: list | None = None, most: int | None = None, length: int | None = None,
+             what: str = "item") -> list | None:
+        """A list of GPIO pins, each checked as ``pin`` checks one (``what``: "entry" names item i as entry i)."""
+        v = self.list(key, default, length=length)
+        if v is None:
+            return None
+        if most is not None and len(v) > most:
+            self.fail(key, f"lists {len(v)} pins; the board has {most}")
+        for i, x in enumerate(v):
+            problem = pin_problem(x)
+            if problem:
+                self.fail(key, f"{what} {i + 1}: {problem}")
         return v
 
     def sub(self, key: str) -> "Section":

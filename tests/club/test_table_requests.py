@@ -52,10 +52,9 @@ def test_a_club_request_reaches_the_table_screen_and_starts_only_when_a_person_c
             assert req["id"] == first and taken
             assert table.flow.mode is Mode.TURN and table.flow.view(table.now()) == shown
             assert isinstance(shown, MatchView)
-            table.handle_action("back")  # pause, and End match
-            for _ in range(3):
-                table.handle_action("next")
-            table.handle_action("select")
+            table.handle_action("back")  # pause, End match, and yes ("End the match?")
+            for press in ("next", "next", "next", "select", "next", "select"):
+                table.handle_action(press)
             table.step()
             assert table.flow.mode is Mode.CLUB_REQUEST
             assert table.flow.view(table.now()) == ClubRequestView(("Cy", "Di"), "30 s", ("Halved",))

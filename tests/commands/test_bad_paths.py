@@ -210,3 +210,14 @@ def test_standard_output_that_the_shell_emptied_says_so(files):
         proc = subprocess.run([sys.executable, "-m", "coindrel", "reconcile", "log.jsonl"], stdout=out,
                               stderr=subprocess.PIPE, text=True, cwd=files, timeout=120)
     assert proc.returncode == 2 and "the shell has already emptied it" in proc.stderr, proc.stderr
+
+
+def test_a_stream_is_a_place_to_write_drop_lines_and_logs(files, capsys):
+    """``-o /dev/null`` (keep only the health report) was refused as "a file
+    system the kernel makes up"; a device or a fifo is written as it is."""
+    code, err, _ = run(capsys, "reconcile", "log.jsonl", "-o", os.devnull, "--health")
+    assert code == 0 and "kernel makes up" not in err, err
+    code, err, _ = run(capsys, "reconcile", "log.jsonl", "-o", "/proc/x.jsonl")  # still no file there
+    assert code == 2 and "kernel makes up" in err
+    code, err, _ = run(capsys, "virtual-board", "--players", "random,greedy", "--until", "2", "--log", os.devnull)
+    assert code == 0, err

@@ -37,7 +37,10 @@ def test_end_match_while_a_coin_falls_then_a_new_match_at_once_journals_both(tmp
     for line, press in enumerate(MONKEY_PRESSES[:12], 1):
         rig.apply(ScriptStep(rig.t, Do.PRESS, press, "", line))
     assert flow.mode == "paused" and flow.match is first
-    rig.apply(ScriptStep(rig.t, Do.PRESS, MONKEY_PRESSES[12], "", 13))  # End match
+    rig.apply(ScriptStep(rig.t, Do.PRESS, MONKEY_PRESSES[12], "", 13))  # End match: "End the match?"
+    assert flow.match is first and flow.view(rig.t).title == "End the match?"
+    for press in ("next", "select"):  # its "End match" (the mark starts on "Keep playing")
+        rig.apply(ScriptStep(rig.t, Do.PRESS, press, "", 13))
     assert flow.match is None and rig.table.journal is None
     [filed] = list_matches(tmp_path, include_current=False)
     assert filed.result == "abandoned" and filed.totals == first.totals and filed.turns == len(first.results)

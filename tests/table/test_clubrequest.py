@@ -68,10 +68,9 @@ def test_a_request_mid_match_waits_for_the_match_to_end_and_changes_nothing_in_i
         assert flow.mode == twin.mode and flow.view(t) == twin.view(t), press
     assert isinstance(flow.view(8.0), MatchView)
     assert [(e.kind, e.name, e.entry) for e in flow.effects] == [(e.kind, e.name, e.entry) for e in twin.effects]
-    flow.on_action("back", 9.0)  # the pause menu: End match
-    for _ in range(3):
-        flow.on_action("next", 9.0)
-    flow.on_action("select", 9.0)
+    flow.on_action("back", 9.0)  # the pause menu: End match, and yes ("End the match?")
+    for press in ("next", "next", "next", "select", "next", "select"):
+        flow.on_action(press, 9.0)
     assert flow.mode is Mode.MENU and flow.match is None
     flow.tick(9.1)
     assert flow.mode is Mode.CLUB_REQUEST
@@ -137,7 +136,7 @@ def test_end_match_from_the_pause_menu_files_the_match_and_the_next_one_is_journ
         table.handle_action(press)
     first = table.journal
     assert table.flow.mode is Mode.TURN and first is not None
-    for press in ("back", "next", "next", "next", "select"):  # pause, End match
+    for press in ("back", "next", "next", "next", "select", "next", "select"):  # pause, End match, yes
         table.handle_action(press)
     assert table.flow.match is None and table.journal is None
     assert [m.result for m in list_matches(tmp_path, include_current=False)] == ["abandoned"]

@@ -205,3 +205,52 @@ async def test_a_refused_new_match_exits_2_and_pads_clear_answers_the_question(s
     (a,) = await ask(server.path, b'{"cmd": "new-match", "players": ["A", "B"], "pads_clear": "yes"}\n')
     assert not a["ok"] and "pads_clear" in a["error"]
 
+
+
+class LateWorker:
+    """The diagnosis worker as the loop sees it: an answer comes after the
+    question, once the loop has run (a thread or a child answers so)."""
+
+    def __init__(self, rec):
+        self.rec = rec
+
+    def call(self, fn):
+        from concurrent.futures import Future
+
+        fut = Future()
+        asyncio.get_running_loop().call_later(0.01, lambda: fut.set_result(fn(self.rec)))
+        return fut
+
+
+class Faulty:
+    """A reconciler whose faults the test sets."""
+
+    def __init__(self):
+        self.faults = []
+
+    def health(self):
+        return self
+
+    def poll(self, now):
+        return []
+
+    revisions = lambda self: []  # noqa: E731
+
+
+async def test_status_on_the_worker_shows_the_faults_of_now_not_of_the_question_before(served):
+    """Found last session: with the reconciler on its worker, ``ctl status``
+    answered with the faults the worker gave for the status before."""
+    table, server = served
+    rec = Faulty()
+    table.reconciler, table._diag = rec, LateWorker(rec)
+    try:
+        (a,) = await ask(server.path, b'{"cmd": "status"}\n')
+        assert a["status"]["faults"] == []
+        rec.faults = [{"fault": "exit_sensor_dead", "where": "exit 4", "first_drop": None, "last_drop": None}]
+        (a,) = await ask(server.path, b'{"cmd": "status"}\n')
+        assert [f["fault"] for f in a["status"]["faults"]] == ["exit_sensor_dead"]
+        rec.faults = []
+        (a,) = await ask(server.path, b'{"cmd": "status"}\n')
+        assert a["status"]["faults"] == []
+    finally:
+        table.reconciler, table._diag = None, None

@@ -204,3 +204,42 @@ def test_a_match_does_not_start_while_a_coin_falls():
     assert flow.match is None and "still moving" in flow.message.text
     flow.on_action("select", 11.5)  # still for a second
     assert flow.match is not None
+
+
+def test_end_match_asks_first_and_back_or_keep_playing_returns_to_the_pause_menu():
+    """One press on a knob scrolled a row too far ended a match for good: the
+    pause menu's End match asks "End the match?", the mark on Keep playing."""
+    flow = flow_for()
+    m = start(flow)
+    effects = len(flow.effects)
+    flow.on_action("back", 1)  # pause
+    for press in ("next", "next", "next", "select"):  # End match
+        flow.on_action(press, 1)
+    v = flow.view(1)
+    assert isinstance(v, MenuView) and v.title == "End the match?" and v.selected == 0
+    assert [i.label for i in v.items] == ["Keep playing", "End match"] and flow.match is m
+    for way_back in (("back",), ("select",), ("next", "next", "select")):  # Back; Keep playing (twice round)
+        for press in way_back:
+            flow.on_action(press, 2)
+        v = flow.view(2)
+        assert flow.mode == "paused" and v.title == "Paused" and v.items[v.selected].label == "End match"
+        assert flow.match is m
+        flow.on_action("select", 2)  # asks again
+    assert not any(isinstance(e, fx.EndMatch) for e in flow.effects[effects:])
+    render(flow.view(2))  # fits the panel
+    flow.on_action("next", 3)
+    flow.on_action("select", 3)
+    assert flow.mode == "menu" and flow.match is None
+    assert [e.name for e in flow.effects[effects:] if isinstance(e, fx.EndMatch)] == ["abandoned"]
+
+
+def test_leaving_the_pause_menu_forgets_the_question():
+    flow = flow_for()
+    start(flow)
+    for press in ("back", "next", "next", "next", "select", "back"):  # asked, then Back to the pause menu
+        flow.on_action(press, 1)
+    flow.on_action("back", 1)  # resume
+    assert flow.mode == "turn"
+    flow.on_action("back", 2)
+    v = flow.view(2)
+    assert v.title == "Paused" and v.selected == 0

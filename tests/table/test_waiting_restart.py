@@ -60,10 +60,9 @@ def test_waiting_club_requests_and_a_second_coin_outlive_a_kill(tmp_path):
     assert len(m.results) == 1 and m.results[0].entry == 3 and m.to_move == 2, "the extra coin is no drop of Bo's"
     assert "Extra coin" in notes
     # the match ends; the first request is offered; a second restart keeps the two others
-    table.handle_action("back")  # pause, and End match
-    for _ in range(3):
-        table.handle_action("next")
-    table.handle_action("select")
+    table.handle_action("back")  # pause, End match, and yes ("End the match?")
+    for press in ("next", "next", "next", "select", "next", "select"):
+        table.handle_action(press)
     table.step()
     assert flow.mode is Mode.CLUB_REQUEST
     table.handle_action("back")  # declined

@@ -19,9 +19,20 @@ def _not_made_up(option: str, path: str, folder: Path) -> None:
         raise UsageError(f"{option} {path}: {made}, where nothing can be stored; choose a folder on a disk (e.g. /tmp)")
 
 
-def output_file(option: str, path: str) -> Path:
-    """A file the command will write: its folder must exist and be writable."""
+def output_file(option: str, path: str, stream_ok: bool = False) -> Path:
+    """A file the command will write: its folder must exist and be writable.
+    With ``stream_ok`` (the command only opens it and writes), a device or a
+    pipe there is taken as it is: ``-o /dev/null``, ``-o /dev/stderr``, a fifo."""
+    import stat
+
     target = Path(path)
+    if stream_ok:
+        try:
+            mode = os.stat(target).st_mode
+        except OSError:
+            mode = 0
+        if (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)) and os.access(target, os.W_OK):
+            return target
     if target.is_dir():
         raise UsageError(f"{option} {path}: that is a folder; give a file name, e.g. {target / 'out'}")
     folder = target.parent

@@ -57,7 +57,7 @@ def run(args) -> int:
     from ._paths import not_an_input, output_file, stdin_not_stdout, stdout_not
 
     if args.out:  # before the log is read and reconciled
-        output_file("--out", args.out)
+        output_file("--out", args.out, stream_ok=True)
         not_an_input("--out", args.out, ("the observation log being reconciled", 0 if args.log == "-" else args.log))
     elif args.log == "-":
         stdin_not_stdout("the drop lines")

@@ -277,7 +277,7 @@ def _check_paths(args) -> None:
               ("the --channel-map file", args.channel_map), ("the --board file", board_file))
     for option, path in (("--log", args.log), ("--truth", args.truth)):
         if path:
-            output_file(option, path)
+            output_file(option, path, stream_ok=True)
             not_an_input(option, path, *inputs)
     two_outputs(("--log", args.log), ("--truth", args.truth),
                 "the observation log and the ground truth would be written over each other")

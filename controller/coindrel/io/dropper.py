@@ -86,8 +86,7 @@ class DropperConfig:
             s.fail("kind", f"is \"none\", so {', '.join(sorted(set(s.data) - {'kind'}))} would be ignored; "
                            "set kind = \"solenoid\" or \"servo\", or remove them")
         if kind == "solenoid":
-            pins = s.list("pins", None, length=ENTRIES, item=lambda p: isinstance(p, (int, str)) and not isinstance(p, bool),
-                          expect="a BCM pin number like 5 or a name like \"GPIO5\"")
+            pins = s.pins("pins", None, length=ENTRIES, what="entry")
             if pins is None:
                 s.fail("pins", f"is required for solenoids: {ENTRIES} pins, entry 1 first")
             d["pins"] = tuple(pins)

@@ -31,13 +31,9 @@ class LedsConfig:
 
     @classmethod
     def from_section(cls, s: Section) -> "LedsConfig":
-        pins = s.list("pins", [], item=lambda p: isinstance(p, (int, str)) and not isinstance(p, bool),
-                      expect="a BCM pin number like 5 or a name like \"GPIO5\"")
+        pins = s.pins("pins", [], what="entry")
         if pins and len(pins) != ENTRIES:
             s.fail("pins", f"lists {len(pins)} pins; give one per entry, {ENTRIES} in all (entry 1 first), or none")
-        for i, p in enumerate(pins):
-            if isinstance(p, int) and not 0 <= p <= 27:
-                s.fail("pins", f"entry {i + 1}: GPIO{p} is not on the Pi's header (BCM 0..27)")
         active_high = s.bool("active_high", True)
         s.check_unknown()
         cfg = cls(pins=tuple(pins), active_high=active_high)

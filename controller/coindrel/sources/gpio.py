@@ -201,13 +201,7 @@ def parse(section: Section, channel_map=None) -> GpioSettings:
     d = channel_map.gpio_build
 
     def pins(key: str, count: int):
-        v = section.list(key, d.get(key, []))
-        if len(v) > count:
-            section.fail(key, f"lists {len(v)} pins; the board has {count}")
-        for i, p in enumerate(v):
-            if isinstance(p, bool) or not isinstance(p, (int, str)) or (isinstance(p, int) and not 0 <= p <= 27):
-                section.fail(key, f"item {i + 1} ({p!r}) is not a BCM pin 0..27 or a name like \"GPIO17\"")
-        return v
+        return section.pins(key, d.get(key, []), most=count, what="entry" if key == "entry_pins" else "exit")
 
     entries, exits = pins("entry_pins", 8), pins("exit_pins", 16)
     from ..io.pins import pin_key

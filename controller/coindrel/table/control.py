@@ -341,6 +341,9 @@ class ControlServer:
                     return  # the client is done (or went away mid-request)
                 if not line.strip():
                     continue
+                refresh = getattr(self.table, "refresh_faults", None)
+                if refresh is not None:
+                    await refresh()  # the worker's faults as of now, not as of the question before
                 await self._send(writer, self._answer(line))
         except (ConnectionError, OSError):
             pass  # the client went away; nothing to tell anyone

@@ -26,6 +26,7 @@ when the loop ends it is the child's again.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
@@ -40,6 +41,7 @@ from ..nesting import loads_json
 
 log = logging.getLogger("coindrel.table")
 TIMING_FILE = "board-timing.json"
+FAULTS_WAIT = 0.5  # s a ``ctl status`` waits for the worker's faults before it answers with the last ones
 
 
 class DiagnosisMixin:
@@ -158,6 +160,20 @@ class DiagnosisMixin:
         done = self._diag.call(_health_faults)
         done.add_done_callback(lambda f: f.exception() is None and setattr(self, "_faults", f.result()))
         return [self._match_numbered(f) for f in getattr(self, "_faults", [])]
+
+    async def refresh_faults(self, timeout: float = FAULTS_WAIT) -> None:
+        """Ask the worker for the faults now and wait for its answer (at most
+        ``timeout``: behind a long diagnosis the last answer stands), so that
+        ``ctl status`` shows the faults of the drop just reported, not those
+        of the question before."""
+        if self.reconciler is None or self._diag is None:
+            return
+        done = self._diag.call(_health_faults)
+        done.add_done_callback(lambda f: f.exception() is None and setattr(self, "_faults", f.result()))
+        try:
+            await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(done)), timeout)
+        except Exception:  # noqa: BLE001 - late or failed: the status says what it last knew
+            pass
 
     def _match_numbered(self, fault: dict) -> dict:
         """A fault's drops ("since drop N") as the match numbers them, the

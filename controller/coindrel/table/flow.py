@@ -72,6 +72,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.effects: list[Effect] = []
         self.match: Match | None = None
         self.mode, self.since, self.scroll, self.selected = Mode.MENU, 0.0, 0, 0
+        self.ending = False  # the pause menu asks "End the match?" before it abandons one
         self.editor = None
         self.editing = 0  # which player's name the editor is changing
         self.back_to = Mode.MENU  # where the Rules screen returns to
@@ -149,6 +150,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
             # that shows messages (it was dropped unread, and stayed in ``ctl status``).
             self.message = None
         self.mode, self.since, self.scroll, self.selected = mode, now, 0, 0
+        self.ending = False
         self._emit(fx.Expect(self.expecting))
 
     def _emit(self, effect: Effect) -> None:

@@ -133,12 +133,23 @@ class Turn(Screen):
         flow._drop_again(now)
 
 
+class Ending(Enum):
+    """The question "End the match?" asks before a match is abandoned: one
+    press on a knob scrolled one row too far ended a match for good."""
+
+    KEEP = "Keep playing"
+    END = "End match"
+
+
 class Paused(Screen):
     mode = Mode.PAUSED
     aside = "the match was paused"
 
     def act(self, flow, press, now):
         rows = tuple(Pause)
+        if flow.ending:
+            self._confirm(flow, press, now)
+            return
         if press in (NEXT, PREV):
             flow.selected = (flow.selected + (1 if press == NEXT else -1)) % len(rows)
             return
@@ -156,15 +167,27 @@ class Paused(Screen):
         elif choice is Pause.CORRECT:
             flow._start_correction(now)
         elif choice is Pause.END:
-            flow._emit(fx.EndMatch("abandoned", flow.match))
-            flow.last_board = flow.match.board.copy()
-            flow.match, flow.pauses = None, set()
-            flow._go(Mode.MENU, now)
+            flow.ending, flow.selected = True, 0
         elif choice is Pause.RULES:
             flow.back_to = Mode.PAUSED
             flow._go(Mode.RULES, now)
 
+    def _confirm(self, flow, press, now):
+        rows = tuple(Ending)
+        if press in (NEXT, PREV):
+            flow.selected = (flow.selected + 1) % len(rows)
+        elif press == BACK or (press in (SELECT, HOLD_SELECT) and rows[flow.selected] is Ending.KEEP):
+            flow.ending, flow.selected = False, tuple(Pause).index(Pause.END)
+        elif press in (SELECT, HOLD_SELECT):
+            flow._emit(fx.EndMatch("abandoned", flow.match))
+            flow.last_board = flow.match.board.copy()
+            flow.match, flow.pauses = None, set()
+            flow._go(Mode.MENU, now)
+
     def view(self, flow, now):
+        if flow.ending:
+            return MenuView("End the match?", tuple(MenuItem(e.value) for e in Ending), flow.selected,
+                            "its scores are kept")
         return MenuView("Paused", tuple(MenuItem(p.value) for p in Pause), flow.selected, "press: choose")
 
 
