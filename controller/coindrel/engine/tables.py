@@ -15,7 +15,10 @@ time to every (switch, state) pair of a geometry. Two forms come out of it:
   flipped, so no flip costs the loop anything beyond the table look-up: two
   ``bytes.translate`` read the final board and the flip counts, a slice the
   exit counts (one counter byte per exit), and no sort. A hole's byte counts
-  the coins it swallowed the same way (``swallowed_of``).
+  the coins it swallowed the same way (``swallowed_of``). A cell of ``rows[s]``
+  is ``(next byte, next switch, tipped-out coin's switch)``, None where the loop
+  follows no coin: a coin is followed switch by switch, and only one it tips out
+  joins the loop's list.
   Where the last switches alone feed the exits, switch ``a + i`` into exits
   ``2i`` and ``2i + 1`` (the standard board's bottom row), their histories
   also say how many coins left each outlet, so coins leaving them cost the
