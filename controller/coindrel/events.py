@@ -92,13 +92,24 @@ def _number(d: dict, key: str, lo: int, hi: int) -> int:
     return v
 
 
+MAX_T = 1e9  # s of board time an event may carry
+
+
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:60] + "..."
+
+
 def event_from_json(d: dict, switches: frozenset[str] | None = None) -> SourceEvent:
     """Parse a JSON event; anything impossible raises EventError naming it."""
     if not isinstance(d, dict):
         raise EventError("an event is a JSON object with t and kind")
     t = d.get("t")
     if not isinstance(t, (int, float)) or isinstance(t, bool) or not math.isfinite(t) or t < 0:
-        raise EventError(f"event time t {t!r} must be a number of seconds >= 0")
+        raise EventError(f"event time t {_short(t)} must be a number of seconds >= 0")
+    if t > MAX_T:  # one such line put every later event "before the previous one" (270 warnings)
+        raise EventError(f"event time t {t:g} is more than {MAX_T:g} s (about 30 years) of board time; "
+                         "times are seconds since the log's start")
     kind = d.get("kind")
     if kind == "entry":
         return EntryEvent(float(t), _number(d, "entry", 1, ENTRY_COUNT) - 1)
@@ -121,5 +132,8 @@ def event_from_json(d: dict, switches: frozenset[str] | None = None) -> SourceEv
         state = d.get("state")
         if not isinstance(state, str) or not state:
             raise EventError("status event needs a state")
-        return StatusEvent(float(t), state, str(d.get("detail", "")), int(d.get("count", 0) or 0))
+        count = d.get("count", 0) or 0
+        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_T:
+            raise EventError(f"status event: count {_short(count)} is not a whole number of events >= 0")
+        return StatusEvent(float(t), state, str(d.get("detail", "")), count)
     raise EventError(f"unknown event kind {kind!r}; board events are entry, exit, switch")

@@ -131,3 +131,19 @@ def _unprintable(value, path: str = "") -> str | None:
 
 
 __all__ = ["TOO_DEEP", "loads_json", "loads_toml", "too_long"]
+
+
+def json_kind(value) -> str:
+    """What a decoded JSON value is, in JSON's words ("null", "an array"), for
+    messages that say what came where an object was expected."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__

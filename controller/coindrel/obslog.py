@@ -13,7 +13,7 @@ from typing import IO, Iterable
 
 from .engine import BoardState, EngineError, Variants, geometry_by_name
 from .events import EventError, SourceEvent, event_from_json, event_to_json
-from .nesting import loads_json
+from .nesting import json_kind, loads_json
 
 EVENT_KINDS = {"entry", "exit", "switch", "status"}
 
@@ -93,7 +93,7 @@ def read_log(source: str | Path | Iterable[str]) -> ObservationLog:
             switches = frozenset(geometry_by_name(header.board).labels)
             continue
         if not isinstance(d, dict):
-            problems.append(f"line {n}: a JSON {type(d).__name__}, not an object like "
+            problems.append(f"line {n}: {json_kind(d)}, not an object like "
                             '{"t": 1.5, "kind": "entry", "entry": 3}; skipped')
             continue
         kind = d.get("kind")

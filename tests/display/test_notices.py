@@ -68,6 +68,16 @@ def test_a_switch_no_sensor_can_see_is_not_called_a_difference():
     assert facts == ["Exits as expected (4), but the sensors disagree."]
 
 
+def test_a_drop_whose_readings_were_lost_says_so_not_that_the_sensors_disagree():
+    """Found by a newcomer: "Exits as expected (none), but the sensors disagree." when the hub link had
+    lost events and no sensor disagreed with anything."""
+    from coindrel.reconcile.belief import Finding
+    from coindrel.reconcile.faults import EventsLost
+
+    facts = drop_facts(report(expected_exits=(), observed_exits=(), diagnosis=[Finding(EventsLost(count=13), 1.0)]))
+    assert facts == ["Exits as seen (none), but some sensor readings never arrived."]
+
+
 def test_an_entry_the_beam_missed_and_a_coin_outside_any_drop():
     v = mismatch_view(report(entry=3, entry_seen=False, expected_exits=(5,), observed_exits=(5,)))
     assert v.facts == ("No coin seen going in; the exits say entry 4.",)

@@ -171,6 +171,63 @@ def test_hub_reset_mid_stream_keeps_time_monotonic(hub_path):
     run(main())
 
 
+def test_a_stalled_process_is_no_silent_hub_but_a_silent_hub_is_still_found(hub_path):
+    """Found by a newcomer at load 10: the sim's process did not run for 3.8 s;
+    the link woke, had heard nothing (the board served in the same process
+    could not send either) and called the hub gone, and a healthy drop was
+    flagged "lost events". A wait the process woke from a second or more late
+    gives the hub two heartbeats to be heard."""
+    async def main():
+        hub = FakeHub(hub_path)
+        src, clock = await started(hub_path)
+        await next_event(src, status("connected"))
+        hb = src.link.hello.heartbeat_ms / 1000
+
+        async def heard_all() -> None:
+            """Until the link has read every byte the hub wrote (a pty moves them in the kernel's own time)."""
+            for _ in range(2000):
+                if src.link.stats["decoder"]["bytes_in"] >= hub.written:
+                    return
+                await asyncio.sleep(0.005)
+            raise AssertionError("the link never read the hub's bytes")
+
+        async def steps(n: int) -> float:
+            """Advance 0.1 s at a time until the link is down (or ``n`` steps): the seconds it took.
+            (Small steps: a sleeper the test waits for may be another task's, not the link's.)"""
+            for k in range(1, n + 1):
+                await clock.advance(0.1)
+                await asyncio.wait_for(clock.wait_sleepers(), 60)
+                if not src.link.connected:
+                    return k * 0.1
+            return n * 0.1
+
+        await heard_all()
+        await asyncio.wait_for(clock.wait_sleepers(), 60)
+        await clock.advance(5.0)  # asleep far past the silence window (1.5 s)
+        await asyncio.wait_for(clock.wait_sleepers(), 60)
+        assert src.link.connected
+        for _ in range(4):  # the hub, running again too, talks: connected all along
+            hub.heartbeat()
+            await heard_all()
+            assert await steps(5) == pytest.approx(0.5) and src.link.connected
+        news = [e for e in src.skipped + [src._queue.get_nowait() for _ in range(src._queue.qsize())]
+                if isinstance(e, StatusEvent)]
+        assert not [e for e in news if e.state == "disconnected"], news
+        hub.answer = False
+        await heard_all()
+        await clock.advance(5.0)  # stalled again, and this time the hub says nothing after
+        await asyncio.wait_for(clock.wait_sleepers(), 60)
+        assert src.link.connected
+        took = await steps(40)
+        assert not src.link.connected and 2 * hb - 0.25 <= took <= 2 * hb + 0.25, took
+        ev = await next_event(src, status("disconnected"))
+        assert "no data from the hub" in ev.detail
+        await src.close()
+        hub.close()
+
+    run(main())
+
+
 def test_silent_hub_is_dropped_and_retried(hub_path):
     async def main():
         hub = FakeHub(hub_path)

@@ -158,6 +158,28 @@ def test_coindrel_history_shows_what_a_damaged_record_cost(built, tmp_path, caps
     assert d["damaged"][0]["records"] == [i + 1, i + 1] and not d["damaged"][0]["repaired"]
 
 
+def test_a_line_written_between_two_records_loses_nothing(built, tmp_path, capsys):
+    """Found by a newcomer: a garbage line put between records 288 and 289 was
+    reported as "record 289 ... is damaged: 1 record lost", though record 289
+    was intact on the next line."""
+    from coindrel.cli import main
+
+    full = state(recover_bytes(tmp_path / "ref", built.data).match)
+    lines = built.data.splitlines(keepends=True)
+    i = len(lines) // 2
+    data = b"".join(lines[:i]) + b"not a record at all\n" + b"".join(lines[i:])
+    rec = recover_bytes(tmp_path / "d", data)
+    said = " ".join(rec.messages)
+    assert rec.match is not None and state(rec.match) == full, said
+    assert f"a line between records {i} and {i + 1}" in said and "is no record" in said and "nothing lost" in said
+    assert "lost:" not in said and "1 record lost" not in said, said
+    (tmp_path / "history").mkdir()
+    (tmp_path / "history" / "0001-x.journal").write_bytes(data)
+    assert main(["history", "1", "--state-dir", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert f"Damaged: a line between records {i} and {i + 1}" in text and "nothing lost" in text, text
+
+
 def test_a_hole_that_took_whole_drops_says_how_many(built, tmp_path):
     """Found by a newcomer: 1000 zeroed bytes said "8 records lost: a
     reconciliation verdict", but two whole drops (action and verdict) were

@@ -167,3 +167,30 @@ def test_a_state_dir_on_proc_names_the_real_problem(where, capsys):
     assert main(["sim", "--fast", "--state-dir", where]) == 2
     err = capsys.readouterr().err
     assert "a file system the kernel makes up" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("damage, why", [
+    (b'{"gaps": [0.1, ', "Expecting value"),  # a write cut short
+    (bytes(range(200, 256)) * 4, "not text"),
+    (b'{"gaps": "soon"}', "gaps and spans must be lists of seconds"),
+    (b"[1, 2]", "an array, not a JSON object"),
+])
+def test_a_damaged_timing_file_is_kept_aside_and_said(tmp_path, damage, why):
+    """Found by a newcomer: a board-timing.json that did not read was passed
+    over without a word and written over at the next save."""
+    (tmp_path / "board-timing.json").write_bytes(damage)
+    with MatchStore(tmp_path) as store:
+        rec = store.recover()
+    [said] = rec.messages
+    assert "board-timing.json is damaged" in said and why in said and "learned again" in said, said
+    assert not (tmp_path / "board-timing.json").exists()
+    [kept] = (tmp_path / "damaged").glob("board-timing-*.damaged")
+    assert kept.read_bytes() == damage and str(kept) in said
+
+
+def test_a_good_timing_file_stays_where_it_is(tmp_path):
+    good = b'{"gaps": [0.1, 0.2], "spans": [0.5], "learned": 2}'
+    (tmp_path / "board-timing.json").write_bytes(good)
+    with MatchStore(tmp_path) as store:
+        assert store.recover().messages == []
+    assert (tmp_path / "board-timing.json").read_bytes() == good

@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from ..errors import CoindrelError
-from ..nesting import loads_json
+from ..nesting import json_kind, loads_json
 
 PREFIX = "coindrel"
 TOPICS = ("status", "state", "drop", "result", "request")
@@ -73,7 +73,7 @@ def decode(payload: bytes | bytearray | str) -> dict:
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise MessageError(f"not JSON ({str(e)[:80]})") from None
     if not isinstance(obj, dict):
-        raise MessageError(f"a JSON {type(obj).__name__}, where an object was expected")
+        raise MessageError(f"{json_kind(obj)}, where a JSON object was expected")
     return obj
 
 

@@ -83,7 +83,12 @@ def drop_facts(report) -> list[str]:
     if fact:
         facts.append(fact)
     facts += flip_facts(dict(getattr(report, "expected_flips", {}) or {}), dict(getattr(report, "observed_flips", {}) or {}))
-    if not facts and getattr(report, "verdict", "ok") != "ok":
+    lost = any(getattr(getattr(f, "fault", f), "name", None) == EVENTS_LOST for f in getattr(report, "diagnosis", ()) or ())
+    if not facts and lost:
+        # no sensor disagreed: some of what they said never reached the table
+        facts.append(f"Exits as seen ({_exits(getattr(report, 'observed_exits', ()))}), but some sensor "
+                     "readings never arrived.")
+    elif not facts and getattr(report, "verdict", "ok") != "ok":
         # the exits and switches agree: a sensor said something else (a repeat, a late reading)
         facts.append(f"Exits as expected ({_exits(getattr(report, 'expected_exits', ()))}), but the sensors disagree.")
     return facts

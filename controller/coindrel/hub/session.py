@@ -15,6 +15,8 @@ from . import protocol as p
 if TYPE_CHECKING:
     from .port import Connection
 
+STALL = 1.0  # s late out of a wait: the process was stalled, not the hub silent
+
 
 class Conversation:
     async def _converse(self, conn: Connection) -> tuple[str, float]:
@@ -80,8 +82,16 @@ class Conversation:
                 wait = min(wait, max(0.0, self._snapshot_at + self.request_timeout - self.clock.monotonic()) + 1e-3)
             if tr.hold_live or tr.resume_wanted:
                 wait = min(wait, max(0.0, self._resume_at + self.request_timeout - self.clock.monotonic()) + 1e-3)
+            due = self.clock.monotonic() + wait
             await self._wait_for(lambda: conn.lost or tr.need_hello or (tr.need_snapshot and not self._snapshot_asked)
                                  or ((tr.resume_wanted or tr.resume_now) and self.resume_supported is not False), wait)
+            if self.clock.monotonic() - due > max(hb, STALL):
+                # We woke a second or more late: this process did not run (a loaded machine, a long
+                # collection), so the hub had no fair hearing. A real hub's bytes wait on the port and
+                # the drain above hears them; a board served in this same process could not even send
+                # (a newcomer's sims at load 10: "no data for 5.1 s", a healthy drop flagged "lost
+                # events"). Two heartbeats from now, a hub that still says nothing is silent.
+                self._last_rx = max(self._last_rx, self.clock.monotonic() - silence + min(silence, 2 * hb))
 
     async def _ask_resume(self) -> None:
         """Ask the hub for every event after the last one we (or the daemon's

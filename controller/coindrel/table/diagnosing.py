@@ -37,7 +37,7 @@ from ..events import StatusEvent
 from ..limits import SMALL, read_limited
 from ..reconcile import Reconciler
 from .journal import write_durably
-from ..nesting import loads_json
+from ..nesting import json_kind, loads_json
 
 log = logging.getLogger("coindrel.table")
 TIMING_FILE = "board-timing.json"
@@ -280,6 +280,39 @@ class DiagnosisMixin:
     def _write_timing(self, rec: Reconciler) -> None:
         if rec.timing.learned:
             _write_timing_file(self._timing_path, rec.timing.to_json())
+
+
+def check_timing_file(state_dir, damaged_dir) -> str | None:
+    """At recovery: a timing file that does not read is moved to ``damaged_dir``
+    byte-exact (the next save would have written over it unseen), and the
+    message says so; None when it is fine or not there."""
+    from ..reconcile.timing import Timing
+    from .journal import move_durably
+
+    path = state_dir / TIMING_FILE
+    if not path.exists():
+        return None
+    try:
+        saved = loads_json(read_limited(path, SMALL))
+        if not isinstance(saved, dict):
+            raise ValueError(f"{json_kind(saved)}, not a JSON object")
+        Timing().restore(saved)
+        return None
+    except UnicodeDecodeError:
+        why = "not text"
+    except (ValueError, EngineError) as e:
+        why = str(e).split("; delete it")[0]
+    except OSError as e:
+        return f"{path}: cannot read it ({e.strerror}); the board's timing is learned again"
+    damaged_dir.mkdir(parents=True, exist_ok=True)
+    stamp = int(path.stat().st_mtime)
+    copy = next(c for k in range(1, 10_000)
+                if not (c := damaged_dir / f"board-timing-{stamp}{'' if k == 1 else f'-{k}'}.damaged").exists())
+    try:
+        move_durably(path, copy)
+    except OSError as e:
+        return f"{path} is damaged ({why}) and cannot be moved aside ({e.strerror}); the board's timing is learned again"
+    return f"{path} is damaged ({why}); kept as {copy}; the board's timing is learned again"
 
 
 def _write_timing_file(path, timing: dict) -> None:

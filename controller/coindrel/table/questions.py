@@ -223,7 +223,7 @@ class QuestionsMixin:
         f._go(Mode.MISMATCH, now)
         log.warning("drop %d of match %s was asked about when the table stopped; asked again: %s", view.drop,
                     getattr(self.journal, "match_id", "") or (self.filed[0].id if self.filed else "?"),
-                    " ".join(view.findings)[:200])
+                    " ".join(view.findings or view.facts or (view.title,))[:200])
         return True
 
     def _ask_filed_again(self) -> None:

@@ -90,9 +90,18 @@ class Hole:
 
     @property
     def lost(self) -> bool:
-        return not self.repaired
+        return not self.repaired and not self.stray
+
+    @property
+    def stray(self) -> bool:
+        """Lines that are no record, between two records numbered one after the
+        other: something wrote them into the file, and no record is missing."""
+        return self.last < self.first
 
     def where(self) -> str:
+        size = f"{self.size} byte{'s' if self.size != 1 else ''} at byte {self.offset}"
+        if self.stray:
+            return f"a line between records {self.last} and {self.first} ({size})"
         rec = f"record {self.first}" if self.first == self.last else f"records {self.first}-{self.last}"
         size = f"{self.size} byte{'s' if self.size != 1 else ''} at byte {self.offset}" if self.size else f"at byte {self.offset}"
         return f"{rec} ({size})"
@@ -188,7 +197,7 @@ def scan(data: bytes) -> Scan:
             pos = end + 1
             continue
         if bad or rec.n != last_n + 1:
-            hole = _hole(data, bad, pos, last_n + 1, rec.n - 1)
+            hole = _hole(data, bad, pos, last_n + 1, rec.n - 1, stray=rec.n == last_n + 1)
             holes.append(hole)
             records.extend(hole.repaired)
         records.append(replace(rec, offset=pos, size=end + 1 - pos))
@@ -219,14 +228,14 @@ def scan(data: bytes) -> Scan:
     return Scan(records, tail, damage, holes)
 
 
-def _hole(data: bytes, bad: list, pos: int, first: int, last: int, fixed=None) -> Hole:
+def _hole(data: bytes, bad: list, pos: int, first: int, last: int, fixed=None, stray: bool = False) -> Hole:
     start = bad[0][0] if bad else pos
     region = data[start:pos]
     if fixed is None and bad and last >= first:
         fixed = _repair(region, first, last) or None
     kinds = tuple(k.decode() for k in _KIND.findall(region) if k.decode() in KINDS)
     reason = bad[0][2] if bad else "no record there: lines are missing"
-    return Hole(start, len(region), first, max(first, last) if bad else last, reason,
+    return Hole(start, len(region), first, last if stray or not bad else max(first, last), reason,
                 tuple(replace(r, offset=r.offset + start) for r in fixed or ()), kinds)
 
 

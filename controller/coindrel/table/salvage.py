@@ -41,7 +41,7 @@ class Loss:
 
     @property
     def nothing_lost(self) -> bool:
-        return bool(self.hole.repaired)
+        return bool(self.hole.repaired) or self.hole.stray
 
     def to_json(self) -> dict:
         h = self.hole
@@ -58,6 +58,10 @@ def fill(records: list[Record], holes: list[Hole]) -> tuple[list[Record], list[L
         if hole.repaired:
             how = "; ".join(f"record {r.n}: {r.repaired}" for r in hole.repaired)
             losses.append(Loss(hole, f"repaired exactly ({how}); nothing lost", hole.repaired))
+            continue
+        if hole.stray:
+            losses.append(Loss(hole, "a line that is no record of this journal, written in between them (not by "
+                                     "the table); no record is missing, nothing lost"))
             continue
         if hole.first == 1:
             begin = Record(1, "begin", {"format": FORMAT, "meta": {}, "rebuilt": True}, None, hole.offset, 0)
@@ -135,7 +139,7 @@ def mend_replay(acts: list[Record], holes: list[Hole], try_replay) -> tuple[list
     the hole is the one action whose loss breaks the replay (it draws from
     the match generator): draw it again at the hole, nearest hole first.
     Returns the mended actions and what was done ('' when nothing helped)."""
-    lost = [h for h in holes if not h.repaired and h.first > 1]
+    lost = [h for h in holes if h.lost and h.first > 1]
     for hole in sorted(lost, key=lambda h: -h.offset):
         i = _index_at(acts, hole.offset)
         prefix = [r.data for r in acts[:i]]

@@ -153,6 +153,9 @@ class MatchStore:
         self._need_lock()
         out = Recovery()
         self._remove_leftovers(out)
+        from .diagnosing import check_timing_file
+
+        out.messages += filter(None, [check_timing_file(self.dir, self.damaged_dir)])
         if not self.current.exists():
             return out
         scan = read_journal(self.current)
@@ -248,8 +251,9 @@ class MatchStore:
                 self.damaged_dir.mkdir(parents=True, exist_ok=True)
                 write_durably(copy, raw)
                 kept = f"; kept a byte-exact copy in {copy}"
-            one = h.first == h.last
+            one = h.first == h.last or h.stray
             damaged = ("is" if one else "are") + (" damaged" if h.size else " missing")
+            damaged = "is no record" if h.stray else damaged
             out.messages.append(f"{self.current}: {h.where()} of {which} {damaged} ({h.reason}): {loss.said}; "
                                 f"the {later} record{'s' if later != 1 else ''} after it still count{kept}")
             notes.append(loss.to_json() | {"copy": kept[len('; kept a byte-exact copy in '):] or None})
