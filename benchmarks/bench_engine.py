@@ -7,11 +7,21 @@ coindrel's engine) and run a drop with a stack, as anyone would write it. Both
 engines get the same dense random boards (every pad side random, half the pads
 holding a coin: long cascades). First the outcomes are checked identical (exits,
 flips per switch, final board; whole matches turn by turn, with the standard
-values and shuffled ones: the reference is handed each round's values as our
-match drew them, so ours alone pays for its shuffle), then timing runs
+values and shuffled ones), then timing runs
 alternate between the two, several rounds, and the figure is the median of the
 per-round ratios. Times are this process's CPU time, so other work on a shared
 machine counts less; only ratios are printed as results.
+
+Shuffled matches (rules.md section 6: each round's values shuffled with the
+match's seeded generator): a table-driven match engine must shuffle too, so the
+reference draws rounds 2-4's values itself, with its own PCG32 and
+Fisher-Yates (``pcg32_shuffle`` below, written out as plainly as ours is), from
+the generator state our new match has after drawing round 1, exactly as each
+side is handed a match ready to play. The values it draws are checked equal to
+ours (the log's reveal lines) before any timing. Until this change it was
+handed the values our match drew, so ours alone paid for the shuffle (about 6
+µs a round, a tenth of a match's time); what the reference computes is
+otherwise unchanged.
 
 Run: ``python benchmarks/bench_engine.py`` (``--cases``, ``--rounds``, ``--repeat``).
 """
@@ -29,10 +39,33 @@ import time
 from pathlib import Path
 
 from coindrel.engine import Match, MatchSetup, SwitchStuck, Variants, drop, predict, standard_geometry
+from coindrel.engine.rounds import VALUES
 from coindrel.engine.state import BoardState
 
 BOARD_FILE = Path(__file__).resolve().parent.parent / "controller" / "coindrel" / "boards" / "standard.json"
 TARGETS = (10, 40, 20, 80)
+FLOOR = tuple((1 << 32) % n if n else 0 for n in range(64))  # a draw below n's floor is drawn again (no bias)
+
+
+def pcg32_shuffle(items: list, state: int) -> int:
+    """Fisher-Yates with PCG32 (O'Neill 2014; the match generator's algorithm,
+    rules.md section 7): ``j`` uniform in ``0..i`` for ``i`` from the last index
+    down, drawn without modulo bias. Shuffles ``items`` in place and returns the
+    generator's state after."""
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        floor = FLOOR[n]
+        while True:
+            old = state
+            state = (old * 6364136223846793005 + 1442695040888963407) & 0xFFFFFFFFFFFFFFFF
+            x = ((old >> 18 ^ old) >> 27) & 0xFFFFFFFF
+            rot = old >> 59
+            r = (x >> rot | x << (-rot & 31)) & 0xFFFFFFFF
+            if r >= floor:
+                break
+        j = r % n
+        items[i], items[j] = items[j], items[i]
+    return state
 
 
 class Reference:
@@ -107,15 +140,20 @@ class Reference:
         letters = codes.translate(self.letters).decode("ascii")
         return "/".join([letters[a:b] for a, b in self.bounds])
 
-    def match(self, codes, values, entries):
+    def match(self, codes, values, entries, rng=None):
         """Four rounds with targets and the last drop (rules.md 5-6), keeping what a
         match must keep per drop, as ours does: a log line with the board text
         (to replay it), an undo snapshot and a result. Returns the results,
-        the log and the final board."""
+        the log and the final board. ``values``: each round's; with ``rng`` (a
+        PCG32 state) rounds 2-4's are shuffled from them here (shuffled exits)."""
         log, undo, turns = [], [], []
         totals, player, pick = [0, 0], 0, iter(entries)
         for rnd in range(4):
             scores, owed = [0, 0], None
+            if rng is not None and rnd:
+                values = list(values)
+                values[rnd] = drawn = list(values[rnd])
+                rng = pcg32_shuffle(drawn, rng)
             log.append({"do": "reveal", "round": rnd + 1, "values": list(values[rnd])})
             while True:
                 entry = next(pick)
@@ -151,19 +189,19 @@ def drop_cases(boards, seed: int, coins) -> list:
 
 
 def match_cases(count: int, seed: int, shuffled: bool = False) -> list:
-    """(setup, start board, entries, each round's values): the values as the match
-    drew them (shuffled: a permutation per round), handed to the reference."""
+    """(setup, start board, entries, each round's values, generator state): what
+    the reference is handed, as a new match of ours has it. Standard values: the
+    rounds' tables; shuffled: round 1's as the new match drew them, then the
+    tables of rounds 2-4 and the generator's state, for the reference to shuffle
+    them itself."""
     rnd = random.Random(seed)
     out = []
     for k in range(count):
         setup = MatchSetup(seed=k, variants=Variants(shuffled=shuffled))
         m = Match(setup)
-        start, entries, values = bytes(m.board.codes), [rnd.randrange(8) for _ in range(400)], [m.values]
-        pick = iter(entries)
-        while not m.over:
-            if m.play(next(pick)).round != m.round:
-                values.append(m.values)
-        out.append((setup, start, entries, tuple(values)))
+        start, entries = bytes(m.board.codes), [rnd.randrange(8) for _ in range(400)]
+        values = (m.values,) + VALUES[1:] if shuffled else VALUES
+        out.append((setup, start, entries, values, m.rng.getstate() if shuffled else None))
     return out
 
 
@@ -181,16 +219,19 @@ def check_drops(ref: Reference, cases, stuck=()) -> None:
 
 
 def check_matches(ref: Reference, cases) -> None:
-    for setup, codes, entries, values in cases:
+    for setup, codes, entries, values, rng in cases:
         m = Match(setup)
         pick = iter(entries)
         while not m.over:
             m.play(next(pick))
-        turns, log, after = ref.match(codes, values, entries)
+        turns, log, after = ref.match(codes, values, entries, rng)
         ours = [(r.player, r.entry, r.round, r.exits, r.points, r.round_scores, r.totals, r.last_drop, r.over, r.board)
                 for r in m.results]
         our_log = [{k: a[k] for k in ("do", "t", "entry", "exits", "board")} for a in m.log if a["do"] == "drop"]
         ref_log = [a for a in log if a["do"] == "drop"]
+        reveals = [[a for a in lines if a["do"] == "reveal"] for lines in (m.log, log)]
+        if reveals[0] != reveals[1]:
+            raise SystemExit(f"match {setup.seed}: the reference drew other values than ours")
         if ours != turns or m.board.codes != after or our_log != ref_log:
             raise SystemExit(f"match {setup.seed} differs from the reference")
         m.undo()
@@ -303,11 +344,11 @@ def main() -> None:
             o.exits, o.flips, o.board
 
     def ref_matches(cases):
-        for _, codes, entries, values in cases:
-            ref.match(codes, values, entries)
+        for _, codes, entries, values, rng in cases:
+            ref.match(codes, values, entries, rng)
 
     def new_matches(cases):  # untimed: the reference, too, is handed its start board
-        return [(Match(setup), entries) for setup, _, entries, _ in cases]
+        return [(Match(setup), entries) for setup, _, entries, _, _ in cases]
 
     def our_matches(prepared):  # each match let go when played, as the reference's results are when it returns
         while prepared:
@@ -340,8 +381,8 @@ def main() -> None:
     print("  whole matches: both keep per drop a log line with the board text, an undo snapshot and a result;")
     print("  neither is timed making its match (the reference is handed the start board, ours a new Match).")
     print("  ours looks a drop's exits up from the exit patterns seen lately (a few dozen: one coin per drop), both")
-    print("  add up the points per drop; shuffled: ours draws a permutation of the values per round (rules.md")
-    print("  section 6), the reference is handed it.")
+    print("  add up the points per drop; shuffled: both draw rounds 2-4's values (PCG32, Fisher-Yates: rules.md")
+    print("  section 6), from the generator state a new match of ours has; the values are checked equal.")
     extra, bare = import_cost()
     print(f"  import coindrel.engine: +{extra:.1f} ms CPU over a bare python -c pass ({bare:.1f} ms; least of 21 runs)")
 

@@ -269,8 +269,8 @@ def test_play_falls_back_to_the_plain_drop_when_the_working_bytes_overflow():
     # does: the loop indexes past the rows' end (drop() falls back too).
     g = plain.geometry
     tables = topology(g).fast
-    past = (len(tables[2]),)
-    rows = tuple(tuple((b, past) for b in range(256)) for _ in tables[2])
+    past = len(tables[2])  # the next switch: past the rows' end
+    rows = tuple(tuple((b, past, None) for b in range(256)) for _ in tables[2])
     object.__setattr__(g, "_fast", tables[:2] + (rows,) + tables[3:])  # the geometry is frozen (and shared)
     try:
         for entry in (1, 5, 2, 7, 0, 3):

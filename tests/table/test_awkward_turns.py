@@ -22,7 +22,7 @@ def test_a_coin_while_the_round_result_shows_scores_and_the_table_plays_on(tmp_p
     people, rig.players.step = rig.players.step, lambda: None  # nobody presses for now
     assert run_until(rig, lambda: len(m.results) == drops + 1, 20)
     assert m.results[-1].player == to_move and m.results[-1].entry == 3
-    assert flow.mode == "mismatch" and "out of turn" in flow.diagnosis.facts[0]
+    assert flow.mode == "mismatch" and "out of turn, while the round's result was on screen" in flow.diagnosis.facts[0]
     rig.table.handle_action("back")  # "Board is right": no MatchError, the turns go on
     assert flow.mode == "turn" and m.phase == "turn"
     rig.players.step = people
@@ -142,3 +142,21 @@ def test_a_coin_after_the_last_one_landed_is_the_next_turn_even_before_its_verdi
         else:
             assert [r.entry for r in m.results] == [2] and m.to_move == 2, "a second coin in Ann's turn"
             assert flow.note is not None and flow.note.title == "Extra coin"
+
+
+def test_a_simulated_player_thinks_for_think_seconds_before_every_drop(tmp_path):
+    """Found by a newcomer: with --think 4 the players dropped 0.2-1.5 s after
+    each other's coin (the wait ran from the turn's screen, which stays up
+    from turn to turn)."""
+    rig = rig_for(tmp_path, seed=2, think=4.0, clock="off")
+    flow = rig.table.flow
+    times, drop = [], rig.board.drop
+
+    def timed(entry):
+        times.append(rig.board.now)
+        return drop(entry)
+
+    rig.board.drop = timed
+    assert run_until(rig, lambda: flow.match is not None and len(flow.match.results) >= 6, 300)
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert len(gaps) >= 5 and all(g >= 4.0 for g in gaps), gaps

@@ -2,14 +2,15 @@
 
 The switch rule and its tables live in ``tables``. Because every switch has a
 single inlet the network is abelian, so coins in flight are processed in
-whatever order is cheapest: here the order coins join one list, each switch
+whatever order is cheapest: here each coin is followed down to where it rests
+or leaves, and a coin it tips out joins a list to be followed after, each switch
 looked up once per coin in the flat table, with nothing else on the way (no
 flip list, no exit list, no sort). The board and the flip counts are then one
 ``bytes.translate`` each of the working bytes, the exit counts a slice (on the
 standard board, of the last row's bytes, spread to one byte per exit: ``tables``).
 The loop is ``run``, the one every drop runs; ``drop``, ``predict`` and a
 match's ``play`` (which needs no ``Outcome``: the board and its exits from the
-working bytes) write its four lines out, the call being 3-4% of a single drop.
+working bytes) write its five lines out, the call being 3-4% of a single drop.
 The outcome, its board and a prediction are made by their types' own calls,
 which run no constructor, and filled slot by slot (``Outcome``).
 """
@@ -78,19 +79,24 @@ def run(w: bytearray, rows, q: list) -> None:
     """The cascade loop, the one every drop runs (``drop_in_place`` calls it;
     ``drop``, ``predict`` and a match's ``play`` have these lines written out): coins at the switch numbers in
     ``q`` go to rest on the working bytes ``w`` (``tables``), each switch looked
-    up once per coin in ``rows``. ``q`` ends holding one switch per coin's
-    arrival, in processing order. A count past its byte's room raises
-    ``IndexError`` (the caller falls back to ``cascade``)."""
+    up once per coin in ``rows``, whose cell says the byte's next value, where
+    the coin goes next and where a coin it tipped out goes (None: nowhere the
+    loop counts). The passing coin is followed at once, so only a tipped-out
+    coin costs a list append (a list step per switch was a tenth of a single
+    drop). ``q`` keeps the starting switches first, then one switch per
+    tipped-out coin. A count past its byte's room raises ``IndexError`` (the
+    caller falls back to ``cascade``)."""
     for s in q:
-        w[s], targets = rows[s][w[s]]
-        if targets:
-            q += targets
+        while s is not None:
+            w[s], s, more = rows[s][w[s]]
+            if more is not None:
+                q.append(more)
 
 
 def drop(state: BoardState, entries) -> Outcome:
     """Predict a drop (one coin per entry listed, all together). ``state`` is untouched."""
     # This is the call everything makes, so it is written out in full, the
-    # loop too (``run``'s four lines: the call was 3-4% of a single drop);
+    # loop too (``run``'s five lines: the call was 3-4% of a single drop);
     # predict's and a match's play are the same lines.
     try:
         tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g, t = state.geometry._fast
@@ -103,9 +109,10 @@ def drop(state: BoardState, entries) -> Outcome:
         q = _starts(t, entries)  # an iterable, or bad entries: the message
     try:
         for s in q:  # run()
-            w[s], targets = rows[s][w[s]]
-            if targets:
-                q += targets
+            while s is not None:
+                w[s], s, more = rows[s][w[s]]
+                if more is not None:
+                    q.append(more)
     except IndexError:  # t.overflow, past the table's end
         return _fallback(t, state, entries, False)
     o = Outcome()  # no __init__: the type's own call, cheaper than object.__new__
@@ -207,21 +214,20 @@ def _fault_fast(geometry, faults: tuple) -> tuple:
 def predict(state: BoardState, entries, faults=()) -> Prediction:
     """Predict a drop as if ``faults`` were present: what the board does and
     what its sensors would report. With no faults this is a healthy board."""
-    if faults.__class__ is not tuple:
-        faults = tuple(faults)
-    if faults:
-        # Faults are frozen values, so the same tuple as last time means the
-        # same tables: one identity test (``_fault_fast`` compares equal ones).
-        try:
-            last = state.geometry._topology.last_faults
-        except AttributeError:
-            last = topology(state.geometry).last_faults
-        fast = last[1] if last[0] is faults else _fault_fast(state.geometry, faults)
+    # Faults are frozen values, so the same tuple as last time means the same
+    # tables: one identity test first, before any other look at ``faults``
+    # (``_fault_fast`` compares equal ones; the memo starts as the empty
+    # tuple with the healthy tables).
+    try:
+        last = state.geometry._topology.last_faults
+    except AttributeError:
+        last = topology(state.geometry).last_faults
+    if last[0] is faults:
+        fast = last[1]
     else:
-        try:
-            fast = state.geometry._fast
-        except AttributeError:
-            fast = topology(state.geometry).fast
+        if faults.__class__ is not tuple:
+            faults = tuple(faults)
+        fast = _fault_fast(state.geometry, faults) if faults else state.geometry._fast
     # drop()'s body again, with the fault set's tables: as-if predictions are
     # made in loops (the property tests, the benchmark).
     tail, starts, rows, code_of, flips_of, head, exits_from, exit_pairs, g, t = fast
@@ -232,9 +238,10 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
         q = _starts(t, entries)
     try:
         for s in q:  # run()
-            w[s], targets = rows[s][w[s]]
-            if targets:
-                q += targets
+            while s is not None:
+                w[s], s, more = rows[s][w[s]]
+                if more is not None:
+                    q.append(more)
     except IndexError:
         o = _fallback(t, state, entries, False)
     else:

@@ -260,9 +260,10 @@ class Match(LogReplay):
         try:
             q = [starts[entry]]
             for k in q:  # drop.run(), written out
-                w[k], targets = rows[k][w[k]]
-                if targets:
-                    q += targets
+                while k is not None:
+                    w[k], k, more = rows[k][w[k]]
+                    if more is not None:
+                        q.append(more)
         except (IndexError, KeyError):  # more coins at one switch than its byte holds (or a board of
             outcome = drop(board, (entry,))  # fewer entries, set by hand): drop()'s cascade, or its message
             exits = exits_of(outcome.exit_counts)

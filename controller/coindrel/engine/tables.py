@@ -15,7 +15,10 @@ time to every (switch, state) pair of a geometry. Two forms come out of it:
   flipped, so no flip costs the loop anything beyond the table look-up: two
   ``bytes.translate`` read the final board and the flip counts, a slice the
   exit counts (one counter byte per exit), and no sort. A hole's byte counts
-  the coins it swallowed the same way (``swallowed_of``).
+  the coins it swallowed the same way (``swallowed_of``). A cell of ``rows[s]``
+  is ``(next byte, next switch, tipped-out coin's switch)``, None where the loop
+  follows no coin: a coin is followed switch by switch, and only one it tips out
+  joins the loop's list.
   Where the last switches alone feed the exits, switch ``a + i`` into exits
   ``2i`` and ``2i + 1`` (the standard board's bottom row), their histories
   also say how many coins left each outlet, so coins leaving them cost the
@@ -185,7 +188,7 @@ class Topology:
         self.overflow = n + g.exit_count + 2
         self.exit_slice = slice(n, n + g.exit_count)
         self.entries = g.entry_switches
-        self.last_faults = ((), None)  # (faults, their tables' ``fast``): predict's memo of the last fault set
+        self.last_faults = ((), None)  # (faults, their tables' ``fast``): predict's memo of the last fault set, on the fault-free tables
         stuck = {g.index(f.switch) for f in faults if isinstance(f, SwitchStuck)}
         slips = {g.index(f.switch) for f in faults if isinstance(f, PadNotHolding)}
         jams = {(g.index(f.switch), f.side) for f in faults if isinstance(f, Jam)}
@@ -214,8 +217,8 @@ class Topology:
         cells: dict = {}
         for s in range(n) if base is None else touched:
             rows[s] = self._row(s, kinds, trajectories, jams, emitted if cut is not None and s >= cut else None, cells)
-        over = (self.overflow,)  # past the end of rows: the IndexError that means "fall back"
-        counter = tuple((b + 1, ()) if b < 255 else (b, over) for b in range(256))
+        over = self.overflow  # past the end of rows: the IndexError that means "fall back"
+        counter = tuple((b + 1, None, None) if b < 255 else (b, over, None) for b in range(256))
         self.rows = tuple(rows) + (counter,) * (self.overflow - n)
         # Counters after the switch bytes only where the loop counts something
         # there: exits not read from the last row's histories, or jams. Without
@@ -245,6 +248,8 @@ class Topology:
         # when there are none.
         head = slice(0, n) if self.tail else None
         self.fast = (self.tail, starts, self.rows, self.code_of, self.flips_of, head, exits_from, self.exit_pairs, g, self)
+        if not faults:
+            self.last_faults = ((), self.fast)  # no faults: these tables (predict's memo starts there)
 
     def exit_counts(self, w) -> bytes:
         """Coins per exit from a drop's working bytes (drop() writes this out)."""
@@ -269,32 +274,33 @@ class Topology:
         inlet, stuck, slips = kind = self._kind_of[s]
         v = kinds.kinds.index(kind)
         room, outs = kinds.rooms[v], g.outs[s]
-        over = (self.overflow,)
-        targets = {}
+        over = self.overflow
+        targets = {}  # outlet sides -> (where the passing coin goes next, where a tipped-out coin goes)
         for sides in ((), (0,), (1,), (0, 1), (1, 0)):
-            targets[sides] = () if emitted else tuple(self.jammed if (s, side) in jams else outs[side] for side in sides)
+            to = () if emitted else tuple(self.jammed if (s, side) in jams else outs[side] for side in sides)
+            targets[sides] = (to + (None, None))[:2]
         row = [None] * 256
-        row[HOLE] = (_hole_byte(1), ())  # a hole counts what it swallows in its own byte
+        row[HOLE] = (_hole_byte(1), None, None)  # a hole counts what it swallows in its own byte
         for k in range(1, HOLE_ROOM + 1):
-            row[_hole_byte(k)] = (_hole_byte(k + 1), ()) if k < HOLE_ROOM else (_hole_byte(k), over)
+            row[_hole_byte(k)] = (_hole_byte(k + 1), None, None) if k < HOLE_ROOM else (_hole_byte(k), over, None)
         for b in range(256):
             if row[b] is not None:
                 continue
             hist = (v, b, 0) if b < HOLE else kinds.of[b]
             if hist is None or hist[0] != v:
-                row[b] = (b, over)  # no switch of this kind holds this byte: never reached
+                row[b] = (b, over, None)  # no switch of this kind holds this byte: never reached
                 continue
             _, c0, k = hist
             if k == room:
-                row[b] = (b, over)  # more coins than the history holds: fall back
+                row[b] = (b, over, None)  # more coins than the history holds: fall back
                 continue
             code = trajectories[v][c0][k][0]
             _, sides, _ = switch_rule(code, inlet, stuck, slips)
             after = kinds.byte(v, c0, k + 1)
             if emitted and max(emitted[after]) > 15:
-                row[b] = (b, over)  # more than a nibble's worth out of one outlet: fall back
+                row[b] = (b, over, None)  # more than a nibble's worth out of one outlet: fall back
                 continue
-            row[b] = (after, targets[sides])
+            row[b] = (after, *targets[sides])
         if cells is not None:
             row = [cells.setdefault(cell, cell) for cell in row]
         return tuple(row)

@@ -58,7 +58,7 @@ class SimPlayers:
         self.bots = [None if k == "keyboard" else player_by_name(k, opts.seed + i + 1) for i, k in enumerate(opts.players)]
         self.people = any(b is None for b in self.bots)  # a person works the buttons themselves
         self.dropped_at = -1  # the match's turn count when we last dropped
-        self.dropped_time = 0.0
+        self.dropped_time = float("-inf")
         self.away_until = float("-inf")  # when the table last waited for the hub, in a turn
         self.ended: set = set()  # the matches the table ended (their seeds): what --matches counts
         self._before = None  # one ended before counting began (matches_done = 0)
@@ -191,8 +191,8 @@ class SimPlayers:
             return  # our coin is on its way, or the table, its hub back, may yet find it
         # (a coin the table never saw, e.g. dropped as the hub went away, is dropped again,
         # as a person does when the table still asks for their drop)
-        if waited < self.opts.think:
-            return
+        if waited < self.opts.think or now - self.dropped_time < self.opts.think:
+            return  # (from the turn's screen, and from the last coin dropped: the screen stays up turn after turn)
         if m.forced_entry is not None and flow.has_dropper:
             return  # the dropper takes care of it
         entry = m.forced_entry if m.forced_entry is not None else bot.choose(m)
