@@ -178,6 +178,11 @@ def test_a_line_written_between_two_records_loses_nothing(built, tmp_path, capsy
     assert main(["history", "1", "--state-dir", str(tmp_path)]) == 0
     text = capsys.readouterr().out
     assert f"Damaged: a line between records {i} and {i + 1}" in text and "nothing lost" in text, text
+    assert main(["history", "1", "--json", "--state-dir", str(tmp_path)]) == 0
+    import json
+
+    [d] = json.loads(capsys.readouterr().out)["damaged"]
+    assert d["records"] == [] and d["between"] == [i, i + 1]
 
 
 def test_a_hole_that_took_whole_drops_says_how_many(built, tmp_path):

@@ -174,6 +174,7 @@ def test_a_state_dir_on_proc_names_the_real_problem(where, capsys):
     (bytes(range(200, 256)) * 4, "not text"),
     (b'{"gaps": "soon"}', "gaps and spans must be lists of seconds"),
     (b"[1, 2]", "an array, not a JSON object"),
+    (b'{"gaps": [1e300], "spans": [0.5]}', "a duration over 30 s"),  # reads, but a drop would wait for ever
 ])
 def test_a_damaged_timing_file_is_kept_aside_and_said(tmp_path, damage, why):
     """Found by a newcomer: a board-timing.json that did not read was passed

@@ -161,6 +161,9 @@ def run(args) -> int:
 
     if (args.keyboard or args.link or args.wait) and not args.serve:
         raise EngineError("--keyboard, --link and --wait need --serve (the board then runs live)")
+    if args.keyboard and not sys.stdin.isatty():  # a file or /dev/null: "Operation not permitted" from the loop
+        raise EngineError("--keyboard needs a terminal on standard input (keys 1..8, c, q); run it in a terminal, "
+                          "or leave --keyboard out and drop coins with --players or the controller's dropper")
     if args.speed < 0:
         raise EngineError(f"--speed {args.speed}: virtual seconds per real second, 0 or more (0: as fast as the controller reads)")
     _check_paths(args)

@@ -22,6 +22,9 @@ PATIENCE_FLOOR = 1.2
 SLOWER = 2.5  # a flip this many times slower than any coin's here was a hand
 
 
+SAVED_MAX = 30.0  # s: the longest duration a saved timing may hold (a coin's whole journey is seconds)
+
+
 class Timing:
     def __init__(
         self,
@@ -149,6 +152,9 @@ class Timing:
             raise EngineError("saved timing is damaged: gaps and spans must be lists of seconds; delete it to relearn") from None
         if any(g < 0 for g in gaps + spans + flips + quickest):
             raise EngineError("saved timing has a negative duration; delete it to relearn")
+        if any(not g <= SAVED_MAX for g in gaps + spans + flips + quickest):  # nan too
+            # no healthy cascade is this slow: a drop would then wait that long before it is scored
+            raise EngineError(f"saved timing has a duration over {SAVED_MAX:g} s; delete it to relearn")
         self.gaps.extend(gaps)
         self.spans.extend(spans)
         self.flips.extend(flips)

@@ -45,7 +45,8 @@ class Loss:
 
     def to_json(self) -> dict:
         h = self.hole
-        return {"records": [h.first, h.last], "offset": h.offset, "size": h.size, "reason": h.reason,
+        records = {"records": [], "between": [h.last, h.first]} if h.stray else {"records": [h.first, h.last]}
+        return {**records, "offset": h.offset, "size": h.size, "reason": h.reason,
                 "lost": self.said, "repaired": bool(h.repaired), "rebuilt": [r.kind for r in self.rebuilt]}
 
 
