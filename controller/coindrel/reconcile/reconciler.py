@@ -128,6 +128,11 @@ class Reconciler(PlainVerdicts):
                 # poll closes between events, a log's replay closes here, so
                 # both reconcile it alike (it lost nothing).
                 self._close()
+            elif self._group is not None and ev.state in ("lost", "disconnected", "resync", "error") \
+                    and self._group.accounted(ev.t, self.timing.silence):
+                # The link went down in the drop's quiet spell, but no coin of
+                # it could still be falling: it is checked as it is (issue 13).
+                self._close()
             if ev.state in ("lost", "resync"):  # events the hub could not give back, or a hub that restarted
                 self.unsure = {i for i, c in enumerate(self.worlds[0].codes) if c != HOLE}
             if ev.state in ("connected", "disconnected"):
