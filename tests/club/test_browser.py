@@ -94,7 +94,7 @@ def card_text(browser, name) -> str:
     return _safe(lambda: browser.find_element(By.ID, f"t-{name}").text) or ""
 
 
-def test_the_scoreboard_follows_every_table_within_a_second_of_each_drop(rig):
+def test_the_scoreboard_follows_every_table_drop_by_drop(rig):
     b, tables = rig.browser, rig.tables
     b.get(rig.base + "/")
     from selenium.webdriver.common.by import By

@@ -221,3 +221,9 @@ def test_a_stream_is_a_place_to_write_drop_lines_and_logs(files, capsys):
     assert code == 2 and "kernel makes up" in err
     code, err, _ = run(capsys, "virtual-board", "--players", "random,greedy", "--until", "2", "--log", os.devnull)
     assert code == 0, err
+
+
+def test_out_without_a_display_that_writes_pictures_is_refused(place, capsys):
+    """Found by a newcomer: `sim --display none --out x` was silently ignored."""
+    code, err, _ = run(capsys, "sim", "--display", "none", "--out", "frames")
+    assert code == 2 and "--out frames: only --display capture" in err and "--display none writes none" in err

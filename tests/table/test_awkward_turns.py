@@ -160,3 +160,31 @@ def test_a_simulated_player_thinks_for_think_seconds_before_every_drop(tmp_path)
     assert run_until(rig, lambda: flow.match is not None and len(flow.match.results) >= 6, 300)
     gaps = [b - a for a, b in zip(times, times[1:])]
     assert len(gaps) >= 5 and all(g >= 4.0 for g in gaps), gaps
+
+
+def test_a_handful_of_extra_coins_is_one_note_that_counts_them(tmp_path):
+    """Found by a newcomer: after 8 coins at once only one note showed ("a
+    second coin in entry 8"), though 7 extra coins were handled."""
+    from coindrel.engine import drop
+    from coindrel.events import EntryEvent
+    from coindrel.reconcile.report import DropReport
+    from coindrel.table.daemon import Table
+    from coindrel.table.setupmenu import Choices
+    from coindrel.table.store import MatchStore
+
+    from .awkward import FAST, G
+
+    table = Table(G, Choices(clock="off"), store=MatchStore(tmp_path, **FAST).open(), new_seed=lambda: 7)
+    for press in ("select", "select", "select"):
+        table.handle_action(press)
+    flow, m = table.flow, table.flow.match
+    for k, entry in enumerate((7, 7, 7, 7)):  # Ann's coin, then three more while it falls
+        flow.on_event(EntryEvent(1.0 + 0.05 * k, entry), table.now())
+    for k, entry in enumerate((7, 7, 7, 7)):
+        o = drop(m.board, [entry])
+        flow.on_report(DropReport(drop=k + 1, entry=entry, entry_seen=True, t=1.0 + 0.05 * k, expected_exits=o.exits,
+                                  observed_exits=o.exits, verdict="ok", diagnosis=[], state=o.board.rows(),
+                                  scored_exits=o.exits, t_end=3.0), table.now())
+        table._after_flow()
+    assert len(m.results) == 1 and m.to_move == 2
+    assert flow.note.title == "3 extra coins" and "3 extra coins while Player 1's coin fell" in flow.note.text

@@ -212,3 +212,23 @@ def test_the_board_check_lists_every_pad_to_clear():
     assert "and 11 more" in st["asking"]["facts"][0], st["asking"]["facts"]
     assert len(st["asking"]["facts"]) == 1 + 15 and "board" in st and st["board"] is None
     del m
+
+
+def test_status_says_which_entry_the_clock_chose_when_it_ran_out():
+    """Found by a newcomer: with no dropper, a turn whose clock ran out shows
+    "Time! Entry 3" on the panel, and ``ctl status`` said nothing of it."""
+    from coindrel.commands.ctl import human
+
+    from .flowkit import make_flow, started
+
+    flow = make_flow(clock="30")
+    m = started(flow)
+    table = type("T", (), {"flow": flow, "now": staticmethod(lambda: 60.0), "journal": None, "reconciler": None,
+                           "reports": 0})()
+    assert control.status_of(table)["forced_entry"] is None
+    for t in range(2, 40):
+        flow.tick(float(t))
+    assert m.forced_entry is not None
+    st = control.status_of(table)
+    assert st["forced_entry"] == m.forced_entry + 1
+    assert f"into entry {m.forced_entry + 1} (the clock ran out and chose it)" in human(json.loads(json.dumps(st)))

@@ -102,7 +102,9 @@ def human(st: dict) -> str:
         lines = [f"Round {st['round']}: {a} {st['totals'][0]}, {b} {st['totals'][1]} "
                  f"(this round {st['scores'][0]}-{st['scores'][1]}), {st['drops']} drops; "
                  + (f"match over, {'a draw' if st['winner'] == 'draw' else str(st['winner']) + ' wins'}" if st["over"]
-                    else f"{st['to_move']} to drop"), f"Screen {st['mode']}; {link}"]
+                    else f"{st['to_move']} to drop"
+                    + (f" into entry {st['forced_entry']} (the clock ran out and chose it)" if st.get("forced_entry") else "")),
+                 f"Screen {st['mode']}; {link}"]
     if st.get("message"):
         lines.append(f"{st['message']['title']}: {st['message']['text']}")
     if st.get("note"):

@@ -162,6 +162,10 @@ def _check_paths(args) -> None:
         except ConfigError as e:
             raise EngineError(str(e)) from None
 
+    if args.out and args.display not in ("capture", "gifanim"):
+        raise UsageError(f"--out {args.out}: only --display capture (PNG frames into a folder) or gifanim (a GIF) "
+                         f"writes pictures; --display {args.display or 'the default'} writes none: add "
+                         "--display capture or --display gifanim, or leave --out out")
     if args.out and args.display == "capture":
         output_folder("--out", args.out)
     elif args.out and args.display == "gifanim":

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..engine import catalog
+from ..engine import Jam, catalog
 from ..engine.core import COIN, HOLE, PAD_R
 from .faults import FIXED, INTERMITTENT, SwitchUnseated, Unexplained, is_persistent, say
 from .world import World, merge_jams, normalise
@@ -117,7 +117,10 @@ def successors(cand, geometry, at: int = 0) -> list[World]:
     # An unseated rocker that a coin's flip seated again was a one-off knock:
     # the story remembers it, so a later revision sees it confirmed, not gone.
     reseated = tuple(f for f in d.fixed if isinstance(f, SwitchUnseated))
-    story = (cand.world.story + tuple(f for f in cand.new_faults() if not is_persistent(f)) + reseated)[-STORY:]
+    # A jam whose coins came free and that is clear now was a jam: the story
+    # keeps it, so a revision of the drop it stopped a coin in sees it confirmed.
+    freed = tuple(f for f in cand.removed if isinstance(f, Jam) and (geometry.index(f.switch), f.side) in cand.cleared)
+    story = (cand.world.story + tuple(f for f in cand.new_faults() if not is_persistent(f)) + reseated + freed)[-STORY:]
     if not d.unshown:
         out = [World(geometry, codes, frozenset(faults), logp, jammed, story)]
     else:

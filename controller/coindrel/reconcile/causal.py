@@ -36,7 +36,7 @@ NO_CAUSE = math.log(0.02)
 # a coin may leave a rocker (and reach the next) up to a whole flip before
 # that hall says so; this much earlier than its cause is allowed.
 EARLY = 0.15
-_UNTIMED = frozenset(("entry", "entry+rest", "missed", "cleared", "phantom"))  # coins no event timed
+_UNTIMED = frozenset(("entry", "entry+rest", "missed", "cleared", "cleared+", "release", "release+", "phantom"))  # coins no event timed
 
 
 def feeders(geometry) -> list[list[tuple[int, int]]]:

@@ -159,6 +159,12 @@ HALL_WAS_WRONG = 0.3
 # show this time but may be intermittent.
 FIXED = 0.03
 INTERMITTENT = 0.25
+# A chute whose stopped coins came free: it may catch the next coins again
+# (whatever wedged the first coin is still there) or be clear for good.
+CATCHES_AGAIN = 0.5
+# Stopped coins coming free with no coin landing on the stack: a chute
+# lets go of its own now and then (a stack settling, a knock).
+LETS_GO_ALONE = 0.1
 
 
 def log_prior(fault: Fault) -> float:

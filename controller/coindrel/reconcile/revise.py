@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ..engine import catalog
 from .belief import Finding
-from .faults import say, twins
+from .faults import JamCleared, say, twins
 
 FOLLOW = 24  # groups a flagged drop's ambiguity is followed
 SETTLED = 0.8  # a leader this sure settles a tie
@@ -84,8 +84,10 @@ class Reviser:
             return
         first = report.diagnosis[0]
         # Followed when its leader was unsure, or when explanations after a
-        # sure leader tie (a drop with two faults: which jam is the other).
-        if first.confidence >= TIED and not _ties(report.diagnosis[1:]):
+        # sure leader tie (a drop with two faults: which jam is the other),
+        # or when it lists twins no sensor tells apart until a jam's stopped
+        # coins come free (a dead exit beam never counts them).
+        if first.confidence >= TIED and not _ties(report.diagnosis[1:]) and not self._twinned(report.diagnosis):
             return
         faults = [f.fault for f in report.diagnosis]
         self.pending.append(_Pending(report.drop, faults, first.fault, first.confidence,
@@ -134,7 +136,10 @@ class Reviser:
             # A leader later drops ruled out is revised even while what is
             # left still ties: the record says so, and lists the rest.
             gone = probs.get(p.leader, 0.0) / s < RULED_OUT
-            changed = lead != p.leader and (q >= NEW_LEADER or gone) and lead not in twins(p.leader, self.geometry, at_rest=False)
+            # (Unless the sensors saw a jam's stopped coins come free: a dead
+            # beam never counts them.)
+            changed = lead != p.leader and (q >= NEW_LEADER or gone) and (
+                lead not in twins(p.leader, self.geometry, at_rest=False) or _freed(worlds, lead, total) >= NEW_LEADER)
             settled = lead == p.leader and q >= SETTLED and p.sure < TIED and not p.revised
             told = None if changed or settled else self._told(p, probs)
             if told is not None:
@@ -156,6 +161,10 @@ class Reviser:
         self.pending = keep
         return out
 
+    def _twinned(self, diagnosis: list) -> bool:
+        listed = {f.fault for f in diagnosis if f.confidence >= RULED_OUT}
+        return any(f.name == catalog.JAM and any(t in listed for t in twins(f, self.geometry, at_rest=False)) for f in listed)
+
     def _told(self, p: _Pending, probs: dict):
         """After a sure leader (a drop with two faults), an explanation that
         tied with others there and that the worlds now hold (``SETTLED``),
@@ -175,3 +184,11 @@ def _ties(findings: list) -> bool:
     """Two or more of these explanations are about as likely as each other and undecided."""
     conf = [f.confidence for f in findings if TOLD_FROM <= f.confidence < TIED]
     return any(abs(a - b) <= 0.05 * max(a, b) for i, a in enumerate(conf) for b in conf[i + 1:])
+
+
+def _freed(worlds: list, fault, total: float) -> float:
+    """The share of the worlds in which ``fault``, a jam, let its stopped coins go where a sensor saw them."""
+    if fault.name != catalog.JAM:
+        return 0.0
+    came = JamCleared(fault.switch, fault.side)
+    return sum(math.exp(w.logw) for w in worlds if came in w.story) / total

@@ -26,6 +26,7 @@ from ..engine import catalog
 from ..engine import EntrySensorDead, HallFault, Jam, PadNotHolding, SwitchStuck
 from ..engine.core import COIN, HOLE, PAD_R
 from .faults import FIXED, HALL_WAS_WRONG, INTERMITTENT, PRIOR, CoinAdded, CoinRemoved, EntrySensorChatter, MovedByHand, SwitchUnseated
+from .release import release_moves, released
 from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
@@ -81,7 +82,8 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("handful", "stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter", "hand", "hand_after", "hand_at", "cleared", "late", "phantom")
+MOVE_KINDS = ("handful", "stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed",
+              "unchatter", "hand", "hand_after", "hand_at", "cleared", "cleared+", "release", "release+", "late", "phantom")
 
 
 class Search:
@@ -130,6 +132,7 @@ class Search:
         tipped: list = []  # coins a hand tipped off before the drop's coins came
         after: list = []  # switches a hand moved after the coins had passed
         between: list = []  # (switch, k): a hand moved it after the first k coins went in, before the others
+        freed: list = []  # jammed outlets whose stopped coins came free in this group
         sticky = None
         blocked = ()
         handful = 0
@@ -163,6 +166,8 @@ class Search:
                     slips.discard(s)
                 else:
                     jams.discard((s, m.side))
+            elif k in ("release", "release+"):  # the coins stopped there fall on (and this group's pass)
+                tipped += released(world, m, jams, freed, removed, self.physics.geometry, self.labels)
             elif k == "missed":  # an earlier coin this entry's beam missed rests on its pad
                 codes[self.physics.geometry.entry_switches[s]] |= COIN
             elif k in ("entry", "entry+rest"):
@@ -240,7 +245,7 @@ class Search:
             return trace, None
         cand = Candidate(world, moves, tuple(entries), trace, d, cost + d.cost, codes0=codes0,
                          stuck=frozenset(stuck), slips=frozenset(slips), jams=frozenset(jams), removed=frozenset(removed), spared=frozenset(spared),
-                         sticky=sticky or ())
+                         sticky=sticky or (), cleared=tuple(freed))
         self._keep(cand)
         # A hall reading ``mid`` at rest: an unseated rocker, or a drifted sensor.
         for i, f in enumerate(d.new):
@@ -248,7 +253,7 @@ class Search:
                 alt = swapped(d, f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
                 self._keep(Candidate(world, moves, tuple(entries), trace, alt, cost + alt.cost, codes0=codes0,
                                      stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared,
-                                     sticky=cand.sticky), i)
+                                     sticky=cand.sticky, cleared=cand.cleared), i)
         return trace, cand
 
     def _keep(self, cand: Candidate, variant: int = -1) -> None:
@@ -315,6 +320,7 @@ class Search:
                     out.append(Move("fix", s, fault=f, cost=math.log(FIXED)))
                     # A sticky pivot or a pad that holds sometimes: it did not act on this coin.
                     out.append(Move("spare", s, fault=f, cost=self.spare_cost(f)))
+        out += release_moves(world, trace, labels, base)
         for s, side in sorted(sides):
             if (s, side) in idx.jams:
                 out.append(Move("fix", s, side, fault=_fault(Jam, labels[s], side), cost=math.log(FIXED)))

@@ -17,7 +17,7 @@ import math
 from ..engine import catalog
 from ..engine import Jam
 from ..engine.core import COIN, HOLE, PAD_R
-from .faults import PRIOR, CoinRemoved, JamCleared, MovedByHand
+from .faults import CATCHES_AGAIN, PRIOR, CoinRemoved, JamCleared, MovedByHand
 from .physics import Trace
 from .late import can_slide, late_move
 from .search import WORK_ARRIVALS, Candidate, Move, Search
@@ -103,13 +103,16 @@ def jam_candidates(search: Search, world) -> None:
         target = physics.geometry.outs[s][side]
         trace = physics.run(codes, [target] * count, table)
         label = search.labels[s]
-        moves = (Move("cleared", s, side, fault=JamCleared(label, side), cost=_LOG[JamCleared.name]),)
-        cand = _finish(search, world, moves, trace, {}, bytes(world.codes))
-        if cand is not None:
-            cand.cleared = ((s, side),)
-            if Jam(label, side) in world.faults:
-                cand.removed = frozenset({Jam(label, side)})
-                cand._shown = None
+        # Clear for good, or catching the next coins again (release.py).
+        for again in (False, True):
+            cost = _LOG[JamCleared.name] + math.log(CATCHES_AGAIN if again else 1.0 - CATCHES_AGAIN)
+            moves = (Move("cleared+" if again else "cleared", s, side, fault=JamCleared(label, side), cost=cost),)
+            cand = _finish(search, world, moves, trace, {}, bytes(world.codes))
+            if cand is not None:
+                cand.cleared = ((s, side),)
+                if not again and Jam(label, side) in world.faults:
+                    cand.removed = frozenset({Jam(label, side)})
+                    cand._shown = None
 
 
 def late_slip_candidates(search: Search, world, settling: dict, now: float) -> None:

@@ -78,12 +78,13 @@ def status_of(table) -> dict:
         out.update(players=list(m.setup.players), round=m.round, scores=list(m.round_scores), totals=list(m.totals),
                    turn=None if m.over else m.to_move, to_move=None if m.over else m.setup.players[m.to_move - 1],
                    drops=len(m.results), over=m.over, winner=winner_name(m), variants=m.setup.variants.names(),
+                   forced_entry=None if m.over or m.forced_entry is None else m.forced_entry + 1,
                    clock=m.setup.clock, board=m.board.text())
         if table.journal is not None:
             out["match"] = {"number": table.journal.number, "id": table.journal.match_id}
     else:
         out.update(players=list(flow.menu.choices.players), round=None, scores=None, totals=None, turn=None,
-                   to_move=None, drops=0, over=False, winner=None, board=None)
+                   to_move=None, drops=0, over=False, winner=None, board=None, forced_entry=None)
     out["asking"] = asking(flow)
     out["menu"] = menu_of(flow, now)
     faults = []

@@ -158,9 +158,19 @@ class DropInputs:
         exits = tuple(report.scored_exits if report.scored_exits is not None else report.observed_exits)
         where = " ".join(str(x + 1) for x in sorted(exits)) or "none"
         nxt = "" if m.over else f" {m.setup.players[m.to_move - 1]} to drop."
-        self._note(MessageView("Extra coin", f"Out of turn: a second coin in {entry_label(report.entry)} while "
-                               f"{who}'s coin fell. It scores nothing (exits {where}); the board follows it.{nxt}",
-                               alert=True), now)
+        turn = (id(m), len(m.results))
+        shown = self.note is not None and now < self.note_until and self.note.title.lower().startswith(("extra coin", f"{self.extras[1]} extra"))
+        n = self.extras[1] + 1 if shown and self.extras[0] == turn else 1
+        self.extras = (turn, n)
+        if n > 1:
+            # a handful: one note counting them (each replaced the last, and 7 extra coins read as one)
+            self._note(MessageView(f"{n} extra coins", f"Out of turn: {n} extra coins while {who}'s coin "
+                                   f"fell, the last in {entry_label(report.entry)}. They score nothing; the board "
+                                   f"follows them.{nxt}", alert=True), now)
+        else:
+            self._note(MessageView("Extra coin", f"Out of turn: a second coin in {entry_label(report.entry)} while "
+                                   f"{who}'s coin fell. It scores nothing (exits {where}); the board follows it.{nxt}",
+                                   alert=True), now)
         self._emit(fx.Sound("mismatch"))
 
     def coin_unaccounted(self, now: float) -> None:

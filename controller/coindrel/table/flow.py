@@ -73,6 +73,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.match: Match | None = None
         self.mode, self.since, self.scroll, self.selected = Mode.MENU, 0.0, 0, 0
         self.ending = False  # the pause menu asks "End the match?" before it abandons one
+        self.extras = (None, 0)  # (the turn, its extra coins so far): a handful is one note that counts them
         self.editor = None
         self.editing = 0  # which player's name the editor is changing
         self.back_to = Mode.MENU  # where the Rules screen returns to
