@@ -27,3 +27,18 @@ async def next_event(source, pred=lambda ev: True, timeout: float = 5.0):
 def status(state):
     return lambda ev: isinstance(ev, StatusEvent) and ev.state == state
 
+
+
+async def running(clock, seconds: float, step: float = 0.1, done=lambda: False) -> float:
+    """Time that passes while this process runs: the clock moved ``step`` at a
+    time, every sleeper let run between (one jump of the clock is a stall of
+    the process, which the link does not count as the hub's silence). Stops
+    early once ``done()``; the seconds it ran."""
+    ran = 0.0
+    for _ in range(int(round(seconds / step))):
+        await asyncio.wait_for(clock.wait_sleepers(), 60)
+        await clock.advance(step)
+        ran += step
+        if done():
+            break
+    return ran

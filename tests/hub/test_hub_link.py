@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from hub_helpers import next_event, status
+from hub_helpers import next_event, running, status
 from fakehub import FakeHub
 
 from coindrel.events import EntryEvent, ExitEvent, StatusEvent, SwitchEvent
@@ -228,14 +228,57 @@ def test_a_stalled_process_is_no_silent_hub_but_a_silent_hub_is_still_found(hub_
     run(main())
 
 
+def test_a_short_stall_inside_one_wait_is_not_the_hubs_silence(hub_path):
+    """A 1.3 s stall that began 0.3 s after the hub last spoke: one 1.5 s wait
+    ended only 0.1 s late, so the stall was not seen and the hub, which in a
+    sim is served by this same stalled process, was called silent. Silence is
+    counted in time the process ran; a hub that really stops is still found
+    within the silence window of running time."""
+    async def main():
+        hub = FakeHub(hub_path)
+        src, clock = await started(hub_path)
+        await next_event(src, status("connected"))
+        hb = src.link.hello.heartbeat_ms / 1000
+        silence = max(3 * hb, 1.0)
+
+        async def heard_all() -> None:
+            for _ in range(2000):
+                if src.link.stats["decoder"]["bytes_in"] >= hub.written:
+                    return
+                await asyncio.sleep(0.005)
+            raise AssertionError("the link never read the hub's bytes")
+
+        for _ in range(3):
+            hub.heartbeat()
+            await heard_all()
+            await running(clock, 0.3)  # the process runs a little, the hub quiet between heartbeats
+            await asyncio.wait_for(clock.wait_sleepers(), 60)
+            await clock.advance(1.3)  # stalled: nothing ran, this process's served board could not send
+            await asyncio.wait_for(clock.wait_sleepers(), 60)
+            assert src.link.connected
+        news = [e for e in src.skipped + [src._queue.get_nowait() for _ in range(src._queue.qsize())]
+                if isinstance(e, StatusEvent)]
+        assert not [e for e in news if e.state in ("disconnected", "lost")], news
+        hub.answer = False
+        hub.heartbeat()
+        await heard_all()
+        took = await running(clock, 10 * silence, done=lambda: not src.link.connected)
+        assert not src.link.connected and silence - 0.15 <= took <= silence + 0.35, took
+        ev = await next_event(src, status("disconnected"))
+        assert "no data from the hub" in ev.detail
+        await src.close()
+        hub.close()
+
+    run(main())
+
+
 def test_silent_hub_is_dropped_and_retried(hub_path):
     async def main():
         hub = FakeHub(hub_path)
         src, clock = await started(hub_path)
         await next_event(src, status("connected"))
         hub.answer = False
-        await asyncio.wait_for(clock.wait_sleepers(), 60)
-        await clock.advance(2.0)  # three heartbeats missed
+        await running(clock, 2.0, done=lambda: not src.link.connected)  # three heartbeats missed
         ev = await next_event(src, status("disconnected"))
         assert "no data from the hub" in ev.detail
         hub.answer = True

@@ -15,7 +15,7 @@ import time
 
 import pytest
 from fakehub import FakeHub
-from hub_helpers import next_event, status
+from hub_helpers import next_event, running, status
 
 from coindrel.events import EntryEvent, ExitEvent, StatusEvent
 from coindrel.hub import port as hub_port
@@ -132,7 +132,7 @@ def test_frames_waiting_unread_are_heard_before_any_silence_verdict(hub_path, st
         assert not any(type(m).__name__ == "HelloReq" for m in [f.msg for f in hub.side.commands[before:]])
 
         # A hub that really says nothing is still called silent, starved reader or not.
-        await clock.advance(silence + 0.1)
+        await running(clock, silence + 0.1, done=lambda: not src.link.connected)
         ev = await next_event(src, status("disconnected"), CEILING)
         assert "no data from the hub" in ev.detail
         await src.close()

@@ -112,7 +112,9 @@ def test_replays_fill_in_and_repeats_are_dropped():
     resumed_at(tr, 1, 100)
     fed(tr, [(2, p.Beam(1_100_000, 0, True))])  # number 101
     out = fed(tr, [(6, p.Beam(1_500_000, 1, True))])  # frames 102..104 missing: a gap
-    assert [e.state for e in out] == ["lost"] and tr.resume_wanted and tr.hold_live
+    # nothing is said lost yet: the hub's ring is asked for them (a "lost" here flagged the drop
+    # the replay then filled: a newcomer's stalled sims)
+    assert out == [] and tr.resume_wanted and tr.hold_live and tr.gap_unsaid == 3
     assert tr.holding == 1  # the live event after the gap waits for its replay
     tr.resume_request(None)  # asks after 101
     resumed_at(tr, 7, 106, replayed=2)
@@ -125,6 +127,31 @@ def test_replays_fill_in_and_repeats_are_dropped():
     assert tr.stats.replayed == 2 and tr.stats.repeated == 0
     out = fed(tr, [(11, p.Replay(105, p.Beam(1_500_000, 1, True)))])
     assert out == [] and tr.stats.repeated == 1
+
+
+def test_a_gap_the_ring_cannot_fill_is_said_lost_once_the_hub_answers():
+    tr = started()
+    resumed_at(tr, 1, 100)
+    fed(tr, [(2, p.Beam(1_100_000, 0, True))])  # number 101
+    assert fed(tr, [(6, p.Beam(1_500_000, 1, True))]) == []  # 102..104 missing, asked for
+    tr.resume_request(None)
+    out = resumed_at(tr, 7, 106, flags=2, oldest=105, oldest_t=1_500_000)  # the ring has lost them
+    assert [e.state for e in out] == ["lost"] and "replay ring" in out[0].detail and tr.gap_unsaid == 0
+    # a hub without a ring answers the resume with an ack: the gap is lost after all, said before what was held
+    tr = started()
+    resumed_at(tr, 1, 100)
+    fed(tr, [(2, p.Beam(1_100_000, 0, True))])
+    fed(tr, [(5, p.Beam(1_500_000, 1, True))])
+    out = tr.release_held(0.0)
+    assert [type(e).__name__ for e in out] == ["StatusEvent", "EntryEvent"]
+    assert out[0].state == "lost" and out[0].count == 2 and "no replay ring" in out[0].detail
+
+
+def test_a_gap_before_any_numbered_event_is_asked_for_from_just_before_it():
+    tr = started()
+    resumed_at(tr, 1, 100)  # frame 1 is number 100; no event yet
+    assert fed(tr, [(4, p.Beam(1_500_000, 1, True))]) == []  # 101, 102 missing
+    assert tr.resume_request(None) == p.Resume(1, 100)  # not "nothing": the gap may hold events
 
 
 def test_what_the_ring_no_longer_has_is_a_loss_with_its_time():

@@ -15,7 +15,13 @@ from . import protocol as p
 if TYPE_CHECKING:
     from .port import Connection
 
-STALL = 1.0  # s late out of a wait: the process was stalled, not the hub silent
+# Silence is counted in time this process ran. The link sleeps at most SLICE at a time while it
+# listens, so a stall of the process (a loaded Pi, a long collection, SIGSTOP) shows as a wait
+# that ended late; past LATE (a busy machine's ordinary lateness) the hub is not charged with it.
+# (A single wait of up to 1.5 s could not tell: a 1.3 s stall that began 0.3 s into it ended it
+# only 0.1 s late, and a board served in this same process had not been able to send.)
+SLICE = 0.25  # s
+LATE = 0.2  # s
 
 
 class Conversation:
@@ -82,16 +88,25 @@ class Conversation:
                 wait = min(wait, max(0.0, self._snapshot_at + self.request_timeout - self.clock.monotonic()) + 1e-3)
             if tr.hold_live or tr.resume_wanted:
                 wait = min(wait, max(0.0, self._resume_at + self.request_timeout - self.clock.monotonic()) + 1e-3)
+            wait = min(wait, SLICE)
             due = self.clock.monotonic() + wait
             await self._wait_for(lambda: conn.lost or tr.need_hello or (tr.need_snapshot and not self._snapshot_asked)
                                  or ((tr.resume_wanted or tr.resume_now) and self.resume_supported is not False), wait)
-            if self.clock.monotonic() - due > max(hb, STALL):
-                # We woke a second or more late: this process did not run (a loaded machine, a long
-                # collection), so the hub had no fair hearing. A real hub's bytes wait on the port and
-                # the drain above hears them; a board served in this same process could not even send
-                # (a newcomer's sims at load 10: "no data for 5.1 s", a healthy drop flagged "lost
-                # events"). Two heartbeats from now, a hub that still says nothing is silent.
-                self._last_rx = max(self._last_rx, self.clock.monotonic() - silence + min(silence, 2 * hb))
+            self._stalled(conn, self.clock.monotonic() - due, silence, hb)
+
+    def _stalled(self, conn: Connection, late: float, silence: float, hb: float) -> None:
+        """A wait that ended ``late`` seconds past its time: this process did
+        not run meanwhile, so the hub had no fair hearing. A real hub's bytes
+        wait on the port and the drain hears them; a board served in this same
+        process could not even send (a newcomer's sims at load 10: "no data for
+        5.1 s", a healthy drop flagged "lost events"). The stall is not counted
+        as silence, and after a long one the hub still gets two heartbeats (and
+        what the port holds is read now: the reader thread did not run either)."""
+        if late <= LATE:
+            return
+        conn.drain()  # the reader thread was stalled too: what waits on the port is heard first
+        now = self.clock.monotonic()
+        self._last_rx = max(self._last_rx, min(self._last_rx + late, now - silence + min(silence, 2 * hb)))
 
     async def _ask_resume(self) -> None:
         """Ask the hub for every event after the last one we (or the daemon's

@@ -69,6 +69,11 @@ class Tracker(SensedMessages):
         # Replay a gap in the middle of a connection too (not only on connect):
         # frames the line lost, events the hub's queue dropped.
         self.replay_gaps = True
+        # Frames a gap took that the hub's ring is asked for: said "lost" only if it cannot give
+        # them back. Said at once, the status flagged a drop the replay then filled (a newcomer's
+        # stalled sim: "13 frames ... went missing (while the link was down)" on a healthy drop).
+        self.gap_unsaid = 0
+        self.gap_after: int | None = None  # the frame before a gap, while no event has a number yet
         self.resume_now = False  # a hello was heard: ask at once (not after a request's timeout)
         self.losses: deque[HubLoss] = deque(maxlen=MAX_LOSSES)
         self._positions: OrderedDict[int, tuple] = OrderedDict()
@@ -119,6 +124,8 @@ class Tracker(SensedMessages):
         boot = self.hello.boot_id
         if self.last_event_num is not None:
             msg = p.Resume(boot, self.last_event_num)
+        elif self.gap_after is not None:
+            msg = p.Resume(boot, self.gap_after)  # a gap before any numbered event: from just before it
         elif configured is not None:
             msg = p.Resume(configured.boot_id, configured.num)
         else:
@@ -138,6 +145,7 @@ class Tracker(SensedMessages):
         self.hold_live = False
         held, self._live_held = self._live_held, []
         out: list[SourceEvent] = []
+        self._unsaid_gap(out, "the hub keeps no replay ring")
         for seq, msg, _t in held:
             self._num = self.number_of(seq)
             self._message(msg, now, out)
@@ -218,11 +226,15 @@ class Tracker(SensedMessages):
             self.stats.gaps += 1
             self.stats.missing_frames += gap
             self.need_snapshot = True
-            if self.replay_gaps and self.anchor is not None:  # the hub keeps them: ask, drop live ones till then
+            if self.replay_gaps and self.anchor is not None:  # the hub keeps them: ask, hold live ones till then
                 self.resume_wanted = True
                 self.hold_live = True
-            out.append(self._status("lost", f"{gap} frame{'s' if gap != 1 else ''} from the hub went missing "
-                                            f"({why}); asking the hub for a snapshot", gap))
+                if self.last_event_num is None and self.gap_after is None:
+                    self.gap_after = self.number_of(expected) - 1
+                self.gap_unsaid += gap  # "lost" only if the answer says the ring no longer has them
+                self.last_seq = seq
+                return True
+            out.append(self._gap_status(gap, why))
             self.last_seq = seq
             return True
         # Backwards: stale data, or a hub that restarted without our hearing its
@@ -233,6 +245,16 @@ class Tracker(SensedMessages):
         out.append(self._status("resync", f"frame {seq} after {self.last_seq}: the hub's stream went backwards; "
                                           "asking it to say hello again"))
         return False
+
+    def _gap_status(self, gap: int, why: str) -> StatusEvent:
+        return self._status("lost", f"{gap} frame{'s' if gap != 1 else ''} from the hub went missing "
+                                    f"({why}); asking the hub for a snapshot", gap)
+
+    def _unsaid_gap(self, out: list, why: str) -> None:
+        """The frames of gaps the hub was asked for are lost after all (``why``)."""
+        gap, self.gap_unsaid, self.gap_after = self.gap_unsaid, 0, None
+        if gap:
+            out.append(self._gap_status(gap, f"on the link; {why}"))
 
     def _on_hello(self, frame: p.Frame, now: float) -> list[SourceEvent]:
         msg = frame.msg
@@ -264,6 +286,7 @@ class Tracker(SensedMessages):
             self.last_seq = None
             self.anchor = None
             self.last_event_num = None
+            self.gap_unsaid, self.gap_after = 0, None  # the old boot's gaps: the "resync" says all of it is unknown
             self.hold_live = False
         else:
             # The same boot after a reconnect: whatever is newer than what we had.
@@ -341,6 +364,10 @@ class Tracker(SensedMessages):
         self.anchor = (msg.num, self.last_seq if self.last_seq is not None else msg.num & 0xFFFF)
         self.resume_wanted = False
         self.hold_live = False
+        if not msg.gone:
+            self.gap_unsaid, self.gap_after = 0, None  # the replays that follow fill every gap
+        else:
+            self._unsaid_gap([], "")  # the loss below says it, with its time
         if msg.req:
             self.replies.append(p.Frame(self.last_seq or 0, msg))
         if self.asked_after is None and not msg.other_boot:

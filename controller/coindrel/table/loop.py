@@ -18,6 +18,10 @@ from .status import status_text
 log = logging.getLogger("coindrel.table")
 STEP = 0.03  # seconds between steps of the loop while something moves (coins, the reveal, a melody)
 IDLE = 1.0  # the longest the loop sleeps when nothing on the screen or a clock can change
+# A step that comes this late (s) means the daemon itself did not run: a loaded Pi, an SD card's
+# fsync, SIGSTOP. The player's turn clock stands still for that stretch: nobody could see the
+# clock count, press a button or be told time was up, so the machine's stall is not their time.
+STALL = 0.5
 
 
 class TableDied(EngineError):
@@ -83,10 +87,29 @@ class LoopMixin:
                     if await self.display.show_async(view, self.now()):
                         self._shown = view
             self._poke.clear()
+            wait = self.next_step_in(self.now())
+            due = self.now() + wait
             try:  # an event, a press or a finished diagnosis wakes the loop at once
-                await asyncio.wait_for(self._poke.wait(), self.next_step_in(self.now()))
+                await asyncio.wait_for(self._poke.wait(), wait)
             except asyncio.TimeoutError:
                 pass
+            self.stood_still(due)
+
+    def stood_still(self, due: float) -> None:
+        """The loop woke at ``self.now()`` for a step due at ``due``: if it is
+        ``STALL`` late, the turn clock pauses over the stall (a pause and a
+        resume in the match's log, journalled: a restart replays it)."""
+        now = self.now()
+        m = self.flow.match
+        if now - due <= STALL or m is None or m.over or m.clock is None or not m.clock.active:
+            return
+        t0 = max(due, m.clock.last if m.clock.last is not None else due)  # what the clock saw stays counted
+        if now - t0 <= STALL:
+            return
+        log.warning("the table did not run for %.1f s; the turn clock stood still meanwhile", now - t0)
+        m.pause(t0)
+        m.resume(now)
+        self._after_flow()
 
     def next_step_in(self, now: float) -> float:
         """How long the loop may sleep before something on the screen, a
