@@ -42,21 +42,25 @@ def conf(line, name, where):
     return max((d["confidence"] for d in line["diagnosis"] if (d["fault"], d["where"]) == (name, where)), default=0.0)
 
 
-def test_a_coin_put_on_an_entrys_pad_is_a_hand_before_a_beam_that_saw_this_coin():
+def test_a_coin_put_on_an_entrys_pad_is_no_failing_part():
     """Found by a newcomer (`coindrel sim --fast --seed 3` with a lone
     `{"t": 10, "place": "R1S3"}`): the next coin in entry 3 met that coin and
     "entry 3 beam dead" ranked first (a coin it missed resting there). Entry
-    3's beam saw that very coin, so it would be a beam that misses some coins
-    only; a person putting a coin on a pad needs no failing part."""
+    3's beam saw that very coin; a person needs no failing part. What the
+    sensors say is, event for event, what two coins dropped together into
+    entry 3 do (in the beam at once, one break: the first rests on R1S3's
+    empty pad, the second flips it and tips the first on), so it is that:
+    a healthy drop of two coins (sensing.md section 4; issue 13's board4
+    drops such handfuls). No part is blamed, and the score is the same as
+    with the coin put there by hand: both coins count for the dropper."""
     start = "RRLLLLLL/LRRLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"  # R1S3 pad left (its inlet), empty; both coins it sends flip a rocker
     rec = Reconciler(G, start)
     real = BoardState.parse("RRlLLLLL/LRRLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL", G)  # a hand put a coin on R1S3
-    events, _ = cascade(real, 2, 20.0)
-    (line,) = [x for x in lines_of(rec, events, 30.0) if x["drop"] is not None]
-    assert line["verdict"] == "mismatch"
-    first = (line["diagnosis"][0]["fault"], line["diagnosis"][0]["where"])
-    assert first == ("coin_added", "R1S3"), line["diagnosis"]
-    assert conf(line, "coin_added", "R1S3") > 2 * conf(line, "entry_sensor_dead", "entry 3"), line["diagnosis"]
+    events, after = cascade(real, 2, 20.0)
+    lines = [x for x in lines_of(rec, events, 30.0) if x["drop"] is not None]
+    assert [(x["entry"], x["verdict"]) for x in lines] == [(3, "ok"), (3, "ok")]
+    assert not any(d["fault"] == "entry_sensor_dead" for x in lines for d in x["diagnosis"])
+    assert rec.belief.text() == after.text()
 
 
 def learned(rec, t0: float) -> float:

@@ -28,10 +28,12 @@ def test_a_coin_put_on_a_pad_and_a_rocker_moved_by_hand_leave_no_fault_named(tmp
     assert "Faults named: none" in out, out
 
 
-def test_a_lone_coin_put_on_an_entrys_pad_is_named_a_hand_first(tmp_path):
+def test_a_lone_coin_put_on_an_entrys_pad_blames_no_hardware(tmp_path):
     """`{"t": 10, "place": "R1S3"}`, --seed 3: the next coin in entry 3 met it;
-    "entry 3 beam dead" was ranked first, though that beam saw that coin."""
+    "entry 3 beam dead" was ranked first, though that beam saw that coin. What
+    the sensors say is, event for event, two coins dropped together into
+    entry 3 (one break, the cascade proves two: sensing.md section 4), so
+    the drop is healthy (tests/reconcile/test_person.py): no part blamed."""
     out = sim(tmp_path, 3, [{"t": 10, "place": "R1S3"}])
-    first = next(line for line in out.splitlines() if line.strip().startswith("Likely:"))
-    assert "A coin was resting on R1S3" in first, out
+    assert "beam" not in out.lower(), out
     assert "Faults named: none" in out, out

@@ -13,6 +13,7 @@ slow coin is not split off and a dead sensor does not stall the board.
 
 from __future__ import annotations
 
+from ..engine.core import COIN, HOLE
 from ..events import EntryEvent, ExitEvent, SwitchEvent
 from .observed import SIDES
 
@@ -22,7 +23,7 @@ class Predictor:
     network is abelian, so coins one after another give what coins together
     give, and each new coin costs one short cascade, not a re-run of all."""
 
-    __slots__ = ("physics", "codes", "table", "exits", "flips", "prefix", "dead_exits", "chatter_exits", "blind")
+    __slots__ = ("physics", "codes", "table", "exits", "flips", "prefix", "dead_exits", "chatter_exits", "blind", "start", "stays")
 
     def __init__(self, physics, codes, table, dead_exits=frozenset(), chatter_exits=frozenset(), blind=frozenset()):
         self.physics = physics
@@ -37,6 +38,8 @@ class Predictor:
         self.exits = [0] * physics.exit_count
         self.flips = [0] * physics.n
         self.prefix: list = []  # (exits, flips) after each coin
+        self.start = bytes(codes)
+        self.stays = False  # a coin of the group is predicted to end in the board (hole, jam)
 
     def exits_fit(self, seen: dict, want: list) -> bool:
         """Exit counts ``seen`` are what ``want`` predicts, given the believed beams."""
@@ -54,6 +57,7 @@ class Predictor:
 
     def push(self, entry: int) -> tuple[list, list]:
         trace = self.physics.run(self.codes, self.physics.starts([entry]), self.table)
+        self.stays = self.stays or bool(trace.swallowed) or any(trace.jams.values())
         self.exits = [a + b for a, b in zip(self.exits, trace.exits)]
         self.flips = [a + b for a, b in zip(self.flips, trace.flips)]
         self.prefix.append((self.exits, self.flips))
@@ -122,6 +126,24 @@ class Group:
             if n and seen.get(s, 0) < n and s not in p.blind:
                 return False
         return True
+
+    def accounted(self, t: float, silence: float) -> bool:
+        """At board time ``t`` (the last moment the hub was heard, when its
+        link went down) no coin of this drop can still make an event: every
+        event the prediction expects was seen, and every coin left the board
+        through an exit whose beam saw it, or the board was silent the
+        longest a healthy cascade ever is since the last event (a coin
+        predicted to rest that did not, or one held in the slot, would have
+        been heard by then). Checked so, the drop lost nothing."""
+        if not self.entries or not self.complete():
+            return False
+        if t - self.last_t >= silence:
+            return True
+        seen, p = self.seen_exits, self._predict
+        if p.stays or any(seen.get(x, 0) < n for x, n in enumerate(self.expect_exits) if n):
+            return False
+        # no pad gained a coin: every coin that went in is out
+        return not any(a & COIN and not b & COIN for a, b in zip(p.codes, p.start) if a != HOLE and b != HOLE)
 
     def deadline(self, timing) -> float:
         return self.last_t + (timing.quiet if self.complete() else timing.patience)

@@ -18,9 +18,12 @@ from .world import World, fault_index
 class PlainVerdicts:
     """Part of ``reconciler.Reconciler``."""
 
-    def _healthy(self, obs: Observed, prev: World) -> bool:
-        """The observation is exactly what a healthy board in the believed state does."""
+    def _healthy(self, obs: Observed, prev: World, best=None) -> bool:
+        """The observation is exactly what a healthy board in the believed state
+        does (with the coins ``best`` found in the beams' counts: a handful)."""
         entries = [e for _, e in obs.entries]
+        if best is not None:
+            entries += [m.s for m in best.moves if m.kind == "handful" for _ in range(m.side)]
         trace = self.physics.run(bytearray(prev.codes), self.physics.starts(entries), self.physics.base)
         counts = list(obs.entry_counts)
         d = derive(obs, fault_index(frozenset(), self.geometry), self.labels, counts, trace, (), self.sensors, self.timing.chatter_window)

@@ -128,6 +128,11 @@ class Reconciler(PlainVerdicts):
                 # poll closes between events, a log's replay closes here, so
                 # both reconcile it alike (it lost nothing).
                 self._close()
+            elif self._group is not None and ev.state in ("lost", "disconnected", "resync", "error") \
+                    and self._group.accounted(ev.t, self.timing.silence):
+                # The link went down in the drop's quiet spell, but no coin of
+                # it could still be falling: it is checked as it is (issue 13).
+                self._close()
             if ev.state in ("lost", "resync"):  # events the hub could not give back, or a hub that restarted
                 self.unsure = {i for i, c in enumerate(self.worlds[0].codes) if c != HOLE}
             if ev.state in ("connected", "disconnected"):
@@ -353,7 +358,7 @@ class Reconciler(PlainVerdicts):
         # ok: a healthy board in the believed state does exactly this, and the
         # best explanation needs no fault (two counts 40 ms apart in one entry
         # fit two coins, but one coin and a chattering beam fit better).
-        if not best.shown() and best.world is not prev and best.world.faults <= prev.faults and self._healthy(obs, best.world):
+        if not best.shown() and best.world is not prev and best.world.faults <= prev.faults and self._healthy(obs, best.world, best):
             # The drop fits, cleanly, a board state the controller held as the
             # less likely one after an earlier ambiguous drop: nothing went
             # wrong now; that state was the right one. (Not when that world
@@ -361,7 +366,7 @@ class Reconciler(PlainVerdicts):
             # counted one coin twice rather than two coins: then this drop is
             # the one that tells, and it says so.)
             prev = best.world
-        ok = not best.shown() and self._healthy(obs, prev)
+        ok = not best.shown() and self._healthy(obs, prev, best)
         self.rates.count(best)
         found = self.tips.extend([self.rates.rated(f) for f in findings(ranked, prev)], self.switch_index)
         self.worlds = next_worlds(ranked, self.geometry, self.drops + 1)

@@ -96,6 +96,10 @@ def drop_times(obs, cand, window: float = 0.12) -> list[tuple[float, int, bool]]
                 keep.append((t, e))
             seen = keep
     out = [(t, e, True) for t, e in seen]
+    for m in cand.moves:
+        if m.kind == "handful":  # coins in the beam with that entry's first count: seen with it
+            t = next((t for t, e in seen if e == m.s), obs.t0)
+            out.extend([(t, m.s, True)] * m.side)
     last = seen[-1][0] if seen else obs.t0
     for m in cand.moves:
         if m.kind in ("entry", "entry+rest"):

@@ -210,21 +210,40 @@ def plain_reports(physics, obs, prev_codes: bytes, finding, first: int, final_co
                            state=rows(g, final_codes), events=list(obs.events))]
     reports = []
     codes = prev_codes
-    for i, (t, e) in enumerate(obs.entries):
-        expected = healthy(g, codes, e)
+    outcomes = []
+    for t, e in obs.entries:
+        outcomes.append(healthy(g, codes, e))
+        codes = outcomes[-1].board.codes
+    codes = prev_codes
+    if len(obs.entries) > 1:
+        # the events stay with the drop whose healthy cascade makes them (issue 13:
+        # a link lost after two drops gave drop 1's events to drop 2)
+        parts = [(_Quota(o.exit_counts, o.flip_counts), None, None) for o in outcomes]
+        seen_exits, seen_flips = attribute_events(obs, parts, labels, [t for t, _ in obs.entries], None)
+    else:
+        seen_exits, seen_flips = [tuple(sorted(x for _, x in obs.exits))], [obs.flips_json(labels)]
+    for i, ((t, e), expected) in enumerate(zip(obs.entries, outcomes)):
         codes = expected.board.codes
         last = i == len(obs.entries) - 1
         reports.append(DropReport(
             first + i, e, True, t,
             expected_exits=expected.exits, expected_flips=expected.flips_by_label(),
-            observed_exits=tuple(sorted(x for _, x in obs.exits)) if last else (),
-            observed_flips=obs.flips_json(labels) if last else {},
+            observed_exits=seen_exits[i],
+            observed_flips=seen_flips[i],
             verdict="mismatch", diagnosis=[finding],
             scored_exits=tuple(sorted(x for _, x in obs.exits)) if score_seen and len(obs.entries) == 1 else expected.exits,
             state=rows(g, final_codes if last else codes),
             t_last=0.0 if last else min(obs.t1, t + rest),  # its own events are unknown: it fell at least so long
         ))
     return reports
+
+
+class _Quota:
+    """A drop's share of the cascade as ``attribute_events`` reads it."""
+    __slots__ = ("exits", "flips")
+
+    def __init__(self, exits, flips):
+        self.exits, self.flips = exits, flips
 
 
 def unseen_drop_report(physics, obs, prev_codes: bytes, entry: int, trace, finding, number: int, codes: bytes) -> DropReport:

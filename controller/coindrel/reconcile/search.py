@@ -31,6 +31,7 @@ from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
 from .sensors import _fault, derive, swapped
+from .handful import handful_cost, handful_moves, handful_proven, handful_timely
 from .late import late_moves
 from .unseen import COST as UNSEEN_COST, search_unseen
 
@@ -81,8 +82,8 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed", "unchatter",
-              "hand", "hand_after", "hand_at", "cleared", "cleared+", "release", "release+", "late", "phantom")
+MOVE_KINDS = ("handful", "stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed",
+              "unchatter", "hand", "hand_after", "hand_at", "cleared", "cleared+", "release", "release+", "late", "phantom")
 
 
 class Search:
@@ -134,6 +135,7 @@ class Search:
         freed: list = []  # jammed outlets whose stopped coins came free in this group
         sticky = None
         blocked = ()
+        handful = 0
         for m in moves:
             cost += m.cost
             k, s = m.kind, m.s
@@ -174,6 +176,10 @@ class Search:
                 entries.append(s)
                 if k == "entry+rest":
                     codes[self.physics.geometry.entry_switches[s]] |= COIN
+            elif k == "handful":  # m.side more coins in the beam with this entry's count
+                entries.extend([s] * m.side)
+                handful += m.side
+                cost += handful_cost(m.side)
             elif k == "phantom":  # the beam broke with no coin: something blocks it from now on
                 entries.remove(s)
                 blocked = (s,)
@@ -227,6 +233,12 @@ class Search:
         counts = [0] * self.obs.entry_count
         for e in entries:
             counts[e] += 1
+        if handful:
+            if not handful_timely(self.obs, self.physics.geometry, moves, trace) or not handful_proven(self, world, moves, trace):
+                return trace, None
+            for m in moves:
+                if m.kind == "handful":
+                    counts[m.s] -= m.side  # the beam broke once for them all: it saw what it could
         d = derive(self.obs, idx, self.labels, counts, trace, assumed, self.sensors, self.chatter_window, hand_flips=hand or None,
                    blocked=blocked)
         if d is None:
@@ -362,6 +374,8 @@ class Search:
                     k = sum(1 for te in times if te < t - (d or 0.0))
                     if d is not None and d >= self.flip_limit and 0 < k < len(times):
                         out.append(Move("hand_at", s, k, fault=_fault(MovedByHand, label), cost=cost))
+        if not base and self.sensors.entries:
+            out += handful_moves(self.entries)
         if self.settling and not any(m.kind == "late" for m in base):
             out += late_moves(self, world, base_pad)
         if not any(m.kind == "unchatter" for m in base):

@@ -1,0 +1,78 @@
+"""A handful: two or three coins dropped into one entry together are in its
+beam at once, so it breaks once; they are that many coins when the cascade
+proves it (sensing.md section 4). A person's act, not a fault: the search
+tries more coins with a count the beams saw (the ``handful`` move: ``s`` the
+entry, ``side`` how many more), and an explanation that needs nothing else
+is a healthy drop, one record per coin (issue 13: board4's handfuls were
+named a hall fault on the rocker that flipped twice, or a dead beam)."""
+
+from __future__ import annotations
+
+import math
+
+from .candidate import Move
+
+# As likely as two coins that broke the beam twice (search.DOUBLE), each
+# further coin less so (search.ANOTHER_COIN).
+HANDFUL = math.log(2e-3)
+ANOTHER = math.log(0.3)
+HANDFUL_MAX = 2  # more coins with one count
+# Coins in a beam together reach its rocker together; a later one waits at
+# most for the rocker's flip: that rocker's flips began within REACH of the
+# break, each within WAIT of the one before. A hall shows a flip up to a
+# flip late (causal.EARLY).
+REACH = 0.5
+WAIT = 0.35
+EARLY = 0.15
+
+
+def handful_cost(extra: int) -> float:
+    return HANDFUL + (extra - 1) * ANOTHER
+
+
+def handful_moves(entries: list[int]) -> list[Move]:
+    return [Move("handful", e, n) for e in sorted(set(entries)) for n in range(1, HANDFUL_MAX + 1)]
+
+
+def handful_timely(obs, geometry, moves, trace) -> bool:
+    """The flips of each handful's rocker came as coins that went in with one
+    of that entry's breaks make them."""
+    for m in moves:
+        if m.kind != "handful":
+            continue
+        sw = geometry.entry_switches[m.s]
+        n = trace.flips[sw]
+        times = obs.flip_times.get(sw, ())
+        if not n or not times:
+            continue
+        flips = [(t - (d or 0.0), t) for t, d in zip(times, obs.flip_spans.get(sw, ()))]
+        if not any(_together(flips, b, n) for b, e in obs.entries if e == m.s):
+            return False
+    return True
+
+
+def _together(flips: list, b: float, n: int) -> bool:
+    after = [f for f in flips if f[0] >= b - EARLY][:n]
+    if len(after) < n or after[0][0] > b + REACH:
+        return False
+    return all(nxt[0] - prev[1] <= WAIT for prev, nxt in zip(after, after[1:]))
+
+
+def handful_proven(search, world, moves, trace) -> bool:
+    """The cascade proves a second coin only where one coin on a pad that did
+    not hold it (it bounced across, as the second coin does) would not have
+    made the same events: the coin the second tips off the pad must show (a
+    pad fault is not taken for a person's handful)."""
+    if len(moves) > 1:
+        return True
+    physics = search.physics
+    for m in moves:
+        if m.kind != "handful" or m.side != 1:
+            continue
+        sw = physics.geometry.entry_switches[m.s]
+        idx = world.index
+        one = physics.run(bytearray(world.codes), physics.starts(search.entries), physics.table(set(idx.stuck), set(idx.slips) | {sw}, set(idx.jams)))
+        search.evaluations += 1
+        if list(one.exits) == list(trace.exits) and list(one.flips) == list(trace.flips):
+            return False
+    return True
