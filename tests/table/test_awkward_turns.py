@@ -188,3 +188,19 @@ def test_a_handful_of_extra_coins_is_one_note_that_counts_them(tmp_path):
         table._after_flow()
     assert len(m.results) == 1 and m.to_move == 2
     assert flow.note.title == "3 extra coins" and "3 extra coins while Player 1's coin fell" in flow.note.text
+
+
+def test_one_chattering_entry_beam_is_named_alone_and_every_drop_scores(tmp_path):
+    """Found by a newcomer: with only entry 2's beam chattering, the table
+    named five faults (halls, a stuck rocker, a jam) and scored drops "as
+    predicted, its events lost": the chattered count waited as a second coin,
+    and the next coin into entry 2 was taken for it."""
+    rig = rig_for(tmp_path, seed=3, faults=("entry_sensor_chatter@entry 2,t=10",), matches=1, think=0.6, clock="30",
+                  pause=2.0, reveal_seconds=3.0)  # the pace of `coindrel sim --fast`: the next turn's coin while asked
+    assert run_until(rig, lambda: rig.players.finished.is_set(), 900)
+    assert rig.errors == [] and rig.out.matches[-1].over
+    said = [what for *_, what in rig.out.mismatches]
+    assert said and all("Entry 2 counted one coin more than once" in s for s in said), said
+    assert not [a for a in rig.out.alerts if "chatters" not in a[1]], rig.out.alerts
+    named = {f["fault"] for f in rig.table.reconciler.health().faults}
+    assert named == {"entry_sensor_chatter"}, named
