@@ -161,9 +161,9 @@ def run(args) -> int:
 
     if (args.keyboard or args.link or args.wait) and not args.serve:
         raise EngineError("--keyboard, --link and --wait need --serve (the board then runs live)")
-    if args.keyboard and not sys.stdin.isatty():  # a file or /dev/null: "Operation not permitted" from the loop
-        raise EngineError("--keyboard needs a terminal on standard input (keys 1..8, c, q); run it in a terminal, "
-                          "or leave --keyboard out and drop coins with --players or the controller's dropper")
+    if args.keyboard and not _keys_can_come():  # a file or /dev/null: "Operation not permitted" from the loop
+        raise EngineError("--keyboard needs a terminal (or a pipe) on standard input (keys 1..8, c, q); run it in a "
+                          "terminal, or leave --keyboard out and drop coins with --players or the controller's dropper")
     if args.speed < 0:
         raise EngineError(f"--speed {args.speed}: virtual seconds per real second, 0 or more (0: as fast as the controller reads)")
     _check_paths(args)
@@ -290,3 +290,16 @@ def _check_paths(args) -> None:
         load_channel_map(args.channel_map)
     if args.link:
         link_path("--link", args.link)
+
+
+def _keys_can_come() -> bool:
+    """Standard input is something the event loop can wait on for keys: a
+    terminal, a pipe or a socket (a file or /dev/null cannot be waited on)."""
+    import os
+    import stat
+
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return False
+    return sys.stdin.isatty() or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)

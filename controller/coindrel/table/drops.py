@@ -281,8 +281,9 @@ def _less_a_repeat(queue: list, report) -> list:
     waited as a second coin, and the next turn's coin there was taken for it:
     scored as nothing, its own drop then "lost" (a newcomer's single chattering
     beam named five faults and scored drops as predicted)."""
-    if not any(getattr(f.fault, "name", None) == catalog.ENTRY_SENSOR_CHATTER and f.confidence >= 0.5
-               and getattr(f.fault, "entry", None) == report.entry for f in report.diagnosis):
+    faults = [(getattr(f, "fault", f), getattr(f, "confidence", 0.0)) for f in report.diagnosis or ()]
+    if not any(getattr(fault, "name", None) == catalog.ENTRY_SENSOR_CHATTER and p >= 0.5
+               and getattr(fault, "entry", None) == report.entry for fault, p in faults):
         return queue
     end = getattr(report, "t_last", 0.0) or getattr(report, "t_end", 0.0)
     for k, coin in enumerate(queue):
