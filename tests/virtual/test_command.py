@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 
+import os
+import sys
+
 import pytest
 
 from coindrel.cli import main
@@ -184,3 +187,23 @@ def test_a_served_board_stopped_with_sigterm_closes_its_truth(tmp_path):
         proc.stdout.close()
     last = json.loads(truth.read_text().splitlines()[-1])
     assert last["kind"] == "end"
+
+
+def test_keyboard_keys_from_a_file_or_dev_null_are_refused_by_name(tmp_path, capsys, monkeypatch):
+    """Found by a newcomer: `--keyboard < /dev/null` said only "Operation not
+    permitted" (the loop cannot wait on a file); a pipe is fine (a rig types through one)."""
+    import io
+
+    with open(os.devnull) as null:
+        monkeypatch.setattr(sys, "stdin", null)
+        assert main(["virtual-board", "--serve", "pty", "--keyboard"]) == 2
+    assert "--keyboard needs a terminal (or a pipe)" in capsys.readouterr().err
+    from coindrel.commands import virtual_board
+
+    r, w = os.pipe()
+    with os.fdopen(r) as pipe:
+        monkeypatch.setattr(sys, "stdin", pipe)
+        assert virtual_board._keys_can_come()
+    os.close(w)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # no file descriptor at all
+    assert not virtual_board._keys_can_come()
