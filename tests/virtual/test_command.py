@@ -4,7 +4,6 @@ messages for every mistake."""
 from __future__ import annotations
 
 import json
-
 import os
 import sys
 
