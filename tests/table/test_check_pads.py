@@ -61,21 +61,11 @@ def test_nothing_is_asked_without_a_loss(tmp_path):
 def test_the_turn_goes_on_under_the_question_its_clock_too(tmp_path):
     """Found by the monkey: in the check the turn's tick stopped (its clock, the computer
     opponent's choice and dropper), so a computer's turn waited for a press for ever."""
-    from coindrel.engine import standard_geometry
-    from coindrel.table.daemon import Table
-    from coindrel.table.setupmenu import Choices
-    from coindrel.table.store import MatchStore
+    from .test_stall_clock import timed_turn
 
     now = [0.0]
-    table = Table(standard_geometry(), Choices(clock="30"), source=HubLike(), store=MatchStore(tmp_path).open(),
-                  clock=lambda: now[0], reveal_seconds=0.1)
-    table.resume(table.store.recover())
-    for _ in range(3):
-        table.handle_action("select")
-        now[0] += 0.2
-        table.step()
-    m = table.flow.match
-    assert m is not None and table.flow.mode is Mode.TURN and m.forced_entry is None
+    table, m = timed_turn(tmp_path, now)
+    assert m.forced_entry is None
     _lost(table, now)
     assert table.flow.mode is Mode.CHECK_PADS
     for _ in range(70):  # past the 30 s turn clock, nobody pressing
