@@ -20,4 +20,11 @@ class UsageError(CoindrelError, ValueError):
     message names the option and what to give instead."""
 
 
-__all__ = ["CoindrelError", "UsageError"]
+def quoted(value, limit: int = 40) -> str:
+    """``value`` as a message quotes it (its repr), cut so that a huge one
+    (a hostile request, a 5,000-digit number) cannot fill the message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+__all__ = ["CoindrelError", "UsageError", "quoted"]

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Union
 
-from .errors import CoindrelError
+from .errors import CoindrelError, quoted
 from .engine.core import ENTRY_COUNT, EXIT_COUNT, EngineError, parse_switch_label
 
 POSITIONS = ("L", "R", "mid", "none")
@@ -95,18 +95,13 @@ def _number(d: dict, key: str, lo: int, hi: int) -> int:
 MAX_T = 1e9  # s of board time an event may carry
 
 
-def _short(v) -> str:
-    text = repr(v)
-    return text if len(text) <= 60 else text[:60] + "..."
-
-
 def event_from_json(d: dict, switches: frozenset[str] | None = None) -> SourceEvent:
     """Parse a JSON event; anything impossible raises EventError naming it."""
     if not isinstance(d, dict):
         raise EventError("an event is a JSON object with t and kind")
     t = d.get("t")
     if not isinstance(t, (int, float)) or isinstance(t, bool) or not math.isfinite(t) or t < 0:
-        raise EventError(f"event time t {_short(t)} must be a number of seconds >= 0")
+        raise EventError(f"event time t {quoted(t, 60)} must be a number of seconds >= 0")
     if t > MAX_T:  # one such line put every later event "before the previous one" (270 warnings)
         raise EventError(f"event time t {t:g} is more than {MAX_T:g} s (about 30 years) of board time; "
                          "times are seconds since the log's start")
@@ -134,6 +129,6 @@ def event_from_json(d: dict, switches: frozenset[str] | None = None) -> SourceEv
             raise EventError("status event needs a state")
         count = d.get("count", 0) or 0
         if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_T:
-            raise EventError(f"status event: count {_short(count)} is not a whole number of events >= 0")
+            raise EventError(f"status event: count {quoted(count, 60)} is not a whole number of events >= 0")
         return StatusEvent(float(t), state, str(d.get("detail", "")), count)
     raise EventError(f"unknown event kind {kind!r}; board events are entry, exit, switch")

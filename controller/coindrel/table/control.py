@@ -30,7 +30,7 @@ import stat
 from pathlib import Path
 
 from ..engine import EngineError, Variants
-from ..errors import CoindrelError
+from ..errors import CoindrelError, quoted
 from ..io import BACK, HOLD_SELECT, NEXT, PREV, SELECT
 from .sections import VARIANT_NAMES, name_problem
 from .setupmenu import CLOCKS
@@ -197,28 +197,24 @@ def handle(table, request) -> dict:
     if "cmd" not in request:
         raise RequestError(f'a request needs "cmd", one of {", ".join(COMMANDS)}, e.g. {{"cmd": "status"}}')
     if not isinstance(cmd, str) or cmd not in FIELDS:
-        raise RequestError(f"unknown command {_short(cmd)}; the commands are {', '.join(COMMANDS)}")
+        raise RequestError(f"unknown command {quoted(cmd)}; the commands are {', '.join(COMMANDS)}")
     unknown = sorted(str(k) for k in request if k != "cmd" and k not in FIELDS[cmd])
     if unknown:  # a misspelt option would otherwise be ignored: "holes": "yes" started a plain match
         known = ", ".join(FIELDS[cmd]) or "none"
-        raise RequestError(f"{cmd}: unknown field {_short(unknown[0])}; its fields are {known}")
+        raise RequestError(f"{cmd}: unknown field {quoted(unknown[0])}; its fields are {known}")
     if cmd == "status":
         return {"status": status_of(table)}
     if cmd == "press":
         button = request.get("button")
         if not isinstance(button, str) or button not in BUTTONS:
-            raise RequestError(f"unknown button {_short(button)}; press one of {', '.join(BUTTONS)}")
+            raise RequestError(f"unknown button {quoted(button)}; press one of {', '.join(BUTTONS)}")
         table.handle_action(BUTTONS[button])
         return {"status": status_of(table)}
     if cmd == "new-match":
         return new_match(table, request)
-    raise RequestError(f"unknown command {_short(cmd)}; the commands are {', '.join(COMMANDS)}")
+    raise RequestError(f"unknown command {quoted(cmd)}; the commands are {', '.join(COMMANDS)}")
 
 
-def _short(value, limit: int = 40) -> str:
-    """A client's value quoted in an answer, cut so a huge one cannot fill the reply."""
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def new_match(table, request: dict) -> dict:
@@ -242,7 +238,7 @@ def new_match(table, request: dict) -> dict:
     clock = request.get("clock", flow.menu.choices.clock)
     clock = str(clock).strip().lower() if isinstance(clock, (str, int)) and not isinstance(clock, bool) else clock
     if clock not in CLOCKS:
-        raise RequestError(f"clock {_short(clock)} is not a turn clock; choose {', '.join(CLOCKS)}")
+        raise RequestError(f"clock {quoted(clock)} is not a turn clock; choose {', '.join(CLOCKS)}")
     variants = request.get("variants", [])
     if not isinstance(variants, list) or not all(isinstance(v, str) and v in VARIANT_NAMES for v in variants):
         raise RequestError(f"variants: a list of {', '.join(VARIANT_NAMES)}")
