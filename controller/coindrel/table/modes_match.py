@@ -174,8 +174,8 @@ class Paused(Screen):
 
     def _confirm(self, flow, press, now):
         rows = tuple(Ending)
-        if press in (NEXT, PREV):
-            flow.selected = (flow.selected + 1) % len(rows)
+        if press in (NEXT, PREV):  # no wrap: only a turn toward it marks End match (left from Keep did)
+            flow.selected = max(0, min(len(rows) - 1, flow.selected + (1 if press == NEXT else -1)))
         elif press == BACK or (press in (SELECT, HOLD_SELECT) and rows[flow.selected] is Ending.KEEP):
             flow.ending, flow.selected = False, tuple(Pause).index(Pause.END)
         elif press in (SELECT, HOLD_SELECT):
