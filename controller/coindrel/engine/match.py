@@ -53,12 +53,14 @@ class _Score:
     @classmethod
     def restore(cls, snap: tuple, geometry: Geometry) -> "_Score":
         """The bundle again from an undo snapshot (``Match._score`` makes them:
-        the fields in slot order, the board as bytes)."""
+        the fields in slot order, the board before as a drop's working bytes,
+        or plain codes, which ``before_of`` leaves as they are)."""
         c = _new(cls)
         for name, value in zip(cls.__slots__, snap):
             setattr(c, name, value)
         board = c.board = _new(BoardState)
-        board.geometry, board.codes = geometry, bytearray(snap[0])
+        t = topology(geometry)
+        board.geometry, board.codes = geometry, snap[0][: t.n].translate(t.before_of)
         return c
 
 
@@ -267,7 +269,7 @@ class Match(LogReplay):
         except (IndexError, KeyError):  # more coins at one switch than its byte holds (or a board of
             outcome = drop(board, (entry,))  # fewer entries, set by hand): drop()'s cascade, or its message
             exits = exits_of(outcome.exit_counts)
-            return self._score(entry, exits, _points(self.s.values, exits), outcome.board, now)
+            return self._score(entry, exits, _points(self.s.values, exits), outcome.board, now, board.codes.copy())
         after = _Made()
         after.geometry = g
         after.codes = (w if head is None else w[head]).translate(code_of)
@@ -280,7 +282,7 @@ class Match(LogReplay):
         points = 0
         for x in exits:  # _points, written out: this is the call a match makes per drop
             points += values[x]
-        return self._score(entry, exits, points, after, now)
+        return self._score(entry, exits, points, after, now, w)
 
     def record(self, entry: int, exits: Sequence[int], board: BoardState | str | None = None, now: float | None = None) -> TurnResult:
         """Score a drop from what the exits saw; ``board`` is the board after it,
@@ -299,19 +301,22 @@ class Match(LogReplay):
             after = BoardState.parse(board, self.geometry)
         else:
             after = board.copy()
-        return self._score(entry, exits, _points(self.s.values, exits), after, now)
+        return self._score(entry, exits, _points(self.s.values, exits), after, now, self.s.board.codes.copy())
 
-    def _score(self, entry: int, exits: tuple, points: int, after: BoardState, now: float | None) -> TurnResult:
-        """What follows a drop; ``exits`` sorted and checked, ``points`` theirs, ``after`` owned by the match."""
+    def _score(self, entry: int, exits: tuple, points: int, after: BoardState, now: float | None, before: bytearray) -> TurnResult:
+        """What follows a drop; ``exits`` sorted and checked, ``points`` theirs, ``after`` owned by the match,
+        ``before`` the board before as bytes the match alone holds (the undo snapshot keeps them)."""
         s = self.s
         phase = s.phase
         if phase == PHASE_OVER:
             raise MatchError("the match is over; no more drops score")
         player, rnd, scores, totals, owed, forced = s.to_move, s.round, s.round_scores, s.totals, s.owed_last, s.forced_entry
         # The undo snapshot: one tuple of the fields in slot order, the board
-        # before as immutable bytes (a caller may still change that board
-        # object in place); _Score.restore makes it a bundle again.
-        self._undo.append((bytes(s.board.codes), rnd, scores, totals, player, owed, s.values, phase, forced,
+        # before as bytes no caller holds (a caller may still change that board
+        # object in place): play's working bytes, whose histories say each
+        # switch's code before the drop, so no copy is made; _Score.restore
+        # makes it a bundle again.
+        self._undo.append((before, rnd, scores, totals, player, owed, s.values, phase, forced,
                            self.rng._state, s.turns))
         a, b = scores
         ta, tb = totals
