@@ -52,9 +52,10 @@ class _Score:
 
     @classmethod
     def restore(cls, snap: tuple, geometry: Geometry) -> "_Score":
-        """The bundle again from an undo snapshot (``Match._score`` makes them:
+        """The bundle again from an undo snapshot (``Match.play`` makes them:
         the fields in slot order, the board before as a drop's working bytes,
-        or plain codes, which ``before_of`` leaves as they are)."""
+        or plain codes, which ``before_of`` leaves as they are; a healthy
+        board's history bytes mean the same on every geometry)."""
         c = _new(cls)
         for name, value in zip(cls.__slots__, snap):
             setattr(c, name, value)
@@ -75,7 +76,7 @@ class Match(LogReplay):
         self.clock = TurnClock(setup.clock) if setup.clock else None
         self.log: list[dict] = [{"do": "setup", "setup": setup.to_dict()}]
         self.results: list[TurnResult] = []
-        self._undo: list[tuple] = []  # snapshots, see _score
+        self._undo: list[tuple] = []  # snapshots, see play
         self.over = False
         self.s = _Score(self._start_board())
         self._begin_round(0)
