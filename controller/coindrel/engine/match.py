@@ -52,13 +52,16 @@ class _Score:
 
     @classmethod
     def restore(cls, snap: tuple, geometry: Geometry) -> "_Score":
-        """The bundle again from an undo snapshot (``Match._score`` makes them:
-        the fields in slot order, the board as bytes)."""
+        """The bundle again from an undo snapshot (``Match.play`` makes them:
+        the fields in slot order, the board before as a drop's working bytes,
+        or plain codes, which ``before_of`` leaves as they are; a healthy
+        board's history bytes mean the same on every geometry)."""
         c = _new(cls)
         for name, value in zip(cls.__slots__, snap):
             setattr(c, name, value)
         board = c.board = _new(BoardState)
-        board.geometry, board.codes = geometry, bytearray(snap[0])
+        t = topology(geometry)
+        board.geometry, board.codes = geometry, snap[0][: t.n].translate(t.before_of)
         return c
 
 
@@ -73,7 +76,7 @@ class Match(LogReplay):
         self.clock = TurnClock(setup.clock) if setup.clock else None
         self.log: list[dict] = [{"do": "setup", "setup": setup.to_dict()}]
         self.results: list[TurnResult] = []
-        self._undo: list[tuple] = []  # snapshots, see _score
+        self._undo: list[tuple] = []  # snapshots, see play
         self.over = False
         self.s = _Score(self._start_board())
         self._begin_round(0)
@@ -245,74 +248,59 @@ class Match(LogReplay):
 
     # -- drops -------------------------------------------------------------------
 
-    def play(self, entry: int, now: float | None = None) -> TurnResult:
-        """The player to move drops in ``entry``; the engine says what happens."""
+    def play(self, entry: int, now: float | None = None, _scored: tuple | None = None) -> TurnResult:
+        """The player to move drops in ``entry``; the engine says what happens.
+        (``_scored``: ``record``'s exits, board after and board before; a
+        match's scoring is written once, here, where the call a match makes
+        per drop saves a call.)"""
         if entry.__class__ is not int or not 0 <= entry < self._entries:
             self._check_entry(entry)
-        # A match needs the board after and the exits, not an Outcome: drop()'s
-        # loop (``run``) on the working bytes, then the board and the exits.
-        board = self.s.board
-        try:  # the board's own geometry, as drop() reads it
-            tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = board.geometry._fast
-        except AttributeError:
-            tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = topology(board.geometry).fast
-        w = board.codes + tail if tail else board.codes.copy()
-        try:
-            q = [starts[entry]]
-            for k in q:  # drop.run(), written out
-                while k is not None:
-                    w[k], k, more = rows[k][w[k]]
-                    if more is not None:
-                        q.append(more)
-        except (IndexError, KeyError):  # more coins at one switch than its byte holds (or a board of
-            outcome = drop(board, (entry,))  # fewer entries, set by hand): drop()'s cascade, or its message
-            exits = exits_of(outcome.exit_counts)
-            return self._score(entry, exits, _points(self.s.values, exits), outcome.board, now)
-        after = _Made()
-        after.geometry = g
-        after.codes = (w if head is None else w[head]).translate(code_of)
-        # The exits from the exit patterns seen lately (``exits_of_pattern``).
-        key = bytes(w[exits_from]) + b"=" if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs))
-        exits = _pattern(key)
-        if exits is None:
-            exits = exits_of_pattern(key, exit_pairs is not None)
-        values = self.s.values
-        points = 0
-        for x in exits:  # _points, written out: this is the call a match makes per drop
-            points += values[x]
-        return self._score(entry, exits, points, after, now)
-
-    def record(self, entry: int, exits: Sequence[int], board: BoardState | str | None = None, now: float | None = None) -> TurnResult:
-        """Score a drop from what the exits saw; ``board`` is the board after it,
-        as now believed (default: the engine's prediction)."""
-        self._check_entry(entry)
-        if self.s.phase == PHASE_OVER:
-            raise MatchError("the match is over; no more drops score")
-        exits = tuple(sorted(exits))
-        for x in exits:
-            if not isinstance(x, int) or not 0 <= x < self.geometry.exit_count:
-                raise MatchError(f"{x!r} is not an exit (0..{self.geometry.exit_count - 1})")
-        if board is None:
-            after = self.s.board.copy()
-            drop_in_place(after, [entry])
-        elif isinstance(board, str):
-            after = BoardState.parse(board, self.geometry)
-        else:
-            after = board.copy()
-        return self._score(entry, exits, _points(self.s.values, exits), after, now)
-
-    def _score(self, entry: int, exits: tuple, points: int, after: BoardState, now: float | None) -> TurnResult:
-        """What follows a drop; ``exits`` sorted and checked, ``points`` theirs, ``after`` owned by the match."""
         s = self.s
+        if _scored is not None:
+            exits, after, before = _scored
+        else:
+            # A match needs the board after and the exits, not an Outcome: drop()'s
+            # loop (``run``) on the working bytes, then the board and the exits.
+            board = s.board
+            try:  # the board's own geometry, as drop() reads it
+                tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = board.geometry._fast
+            except AttributeError:
+                tail, starts, rows, code_of, _, head, exits_from, exit_pairs, g, _ = topology(board.geometry).fast
+            before = w = board.codes + tail if tail else board.codes.copy()
+            try:
+                q = [starts[entry]]
+                for k in q:  # drop.run(), written out
+                    while k is not None:
+                        w[k], k, more = rows[k][w[k]]
+                        if more is not None:
+                            q.append(more)
+            except (IndexError, KeyError):  # more coins at one switch than its byte holds (or a board of
+                outcome = drop(board, (entry,))  # fewer entries, set by hand): drop()'s cascade, or its message
+                exits, after, before = exits_of(outcome.exit_counts), outcome.board, board.codes.copy()
+            else:
+                after = _Made()
+                after.geometry = g
+                after.codes = (w if head is None else w[head]).translate(code_of)
+                # The exits from the exit patterns seen lately (``exits_of_pattern``).
+                key = bytes(w[exits_from]) + b"=" if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs))
+                exits = _pattern(key)
+                if exits is None:
+                    exits = exits_of_pattern(key, exit_pairs is not None)
+        values = s.values
+        points = 0
+        for x in exits:  # one to four exits: a plain loop is a third of sum(map(...))'s cost
+            points += values[x]
+        # What follows the drop; ``exits`` sorted and checked, ``after`` owned by the match.
         phase = s.phase
         if phase == PHASE_OVER:
             raise MatchError("the match is over; no more drops score")
         player, rnd, scores, totals, owed, forced = s.to_move, s.round, s.round_scores, s.totals, s.owed_last, s.forced_entry
         # The undo snapshot: one tuple of the fields in slot order, the board
-        # before as immutable bytes (a caller may still change that board
-        # object in place); _Score.restore makes it a bundle again.
-        self._undo.append((bytes(s.board.codes), rnd, scores, totals, player, owed, s.values, phase, forced,
-                           self.rng._state, s.turns))
+        # before as bytes no caller holds (a caller may still change that board
+        # object in place): play's working bytes, whose histories say each
+        # switch's code before the drop, so no copy is made; _Score.restore
+        # makes it a bundle again.
+        self._undo.append((before, rnd, scores, totals, player, owed, values, phase, forced, self.rng._state, s.turns))
         a, b = scores
         ta, tb = totals
         if player:
@@ -353,6 +341,25 @@ class Match(LogReplay):
         self.results.append(result)
         return result
 
+    def record(self, entry: int, exits: Sequence[int], board: BoardState | str | None = None, now: float | None = None) -> TurnResult:
+        """Score a drop from what the exits saw; ``board`` is the board after it,
+        as now believed (default: the engine's prediction)."""
+        self._check_entry(entry)
+        if self.s.phase == PHASE_OVER:
+            raise MatchError("the match is over; no more drops score")
+        exits = tuple(sorted(exits))
+        for x in exits:
+            if not isinstance(x, int) or not 0 <= x < self.geometry.exit_count:
+                raise MatchError(f"{x!r} is not an exit (0..{self.geometry.exit_count - 1})")
+        if board is None:
+            after = self.s.board.copy()
+            drop_in_place(after, [entry])
+        elif isinstance(board, str):
+            after = BoardState.parse(board, self.geometry)
+        else:
+            after = board.copy()
+        return self.play(entry, now, (exits, after, self.s.board.codes.copy()))
+
     def set_board(self, board: BoardState | str, why: str = "", now: float | None = None) -> None:
         """Replace the board belief between drops (a correction, e.g. a rocker moved by hand)."""
         self.s.board = BoardState.parse(board, self.geometry) if isinstance(board, str) else board.copy()
@@ -382,13 +389,6 @@ class Match(LogReplay):
     def _need_phase(self, phase: str, doing: str) -> None:
         if self.s.phase != phase:
             raise MatchError(f"cannot {doing} now: the match is in phase {self.s.phase!r}, not {phase!r}")
-
-
-def _points(values: tuple, exits: tuple) -> int:
-    points = 0
-    for x in exits:  # one to four exits: a plain loop is a third of sum(map(...))'s cost
-        points += values[x]
-    return points
 
 
 def exit_names(exits: Sequence[int]) -> str:
