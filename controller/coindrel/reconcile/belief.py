@@ -119,7 +119,9 @@ def successors(cand, geometry, at: int = 0) -> list[World]:
     reseated = tuple(f for f in d.fixed if isinstance(f, SwitchUnseated))
     # A jam whose coins came free and that is clear now was a jam: the story
     # keeps it, so a revision of the drop it stopped a coin in sees it confirmed.
-    freed = tuple(f for f in cand.removed if isinstance(f, Jam) and (geometry.index(f.switch), f.side) in cand.cleared)
+    # So does a jam gone with its coin still stopped in it (the chute lets
+    # coins by now): it stopped that drop's coin all the same.
+    freed = tuple(f for f in cand.removed if isinstance(f, Jam))
     story = (cand.world.story + tuple(f for f in cand.new_faults() if not is_persistent(f)) + reseated + freed)[-STORY:]
     if not d.unshown:
         out = [World(geometry, codes, frozenset(faults), logp, jammed, story)]
