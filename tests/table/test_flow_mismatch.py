@@ -94,6 +94,24 @@ def test_the_mismatch_screen_says_what_differed_and_pages_through_the_whole_expl
     assert flow.mode == "turn"
 
 
+def test_a_press_before_the_board_is_put_back_says_what_is_left():
+    """Found by a newcomer: the press changed nothing and said nothing."""
+    flow = make_flow()
+    m = started(flow)
+    rep = report_for(m, 0, 1, verdict="mismatch", diagnosis=[type("F", (), {"say": "R1S1 stuck?"})()])
+    flow.on_report(rep, 2.0)
+    choose(flow, "Undo last drop", 2.5)
+    flow.on_event(SwitchEvent(3.0, "R1S1", "R"), 3.0)  # the hall sees the drop's flip still there
+    flow.note = None
+    flow.on_action("select", 4.0)
+    assert flow.mode == "restore" and flow.note is not None and flow.note.title == "Not yet"
+    assert "R1S1" in flow.note.text and "Then press." in flow.note.text
+    flow.note = None
+    flow.on_event(SwitchEvent(5.0, "R1S1", "L"), 5.0)
+    flow.on_action("select", 6.0)
+    assert flow.mode == "turn"
+
+
 def test_a_revision_of_an_earlier_drop_is_shown_on_the_same_paged_screen():
     from types import SimpleNamespace
 
@@ -107,6 +125,31 @@ def test_a_revision_of_an_earlier_drop_is_shown_on_the_same_paged_screen():
     assert isinstance(v, DiagnosisView) and v.title == "About drop 7" and v.findings == (say,)
     assert m.totals == (0, 0) and not m.results  # a revision scores nothing
     assert "look there." in notice_text(v)
+
+
+def test_a_revision_says_what_was_said_before_and_one_that_keeps_it_says_nothing():
+    from types import SimpleNamespace
+
+    flow = make_flow()
+    m = started(flow)
+    jam = type("F", (), {"say": "A coin is jammed below R2S1."})()
+    stuck = type("F", (), {"say": "R3S2 did not flip: the rocker is stuck."})()
+    flow.on_report(report_for(m, 0, 1, verdict="mismatch", diagnosis=[jam, stuck]), 2.0)
+    choose(flow, "Board is right", 2.5)
+    flow.note = None
+
+    def revision(*findings):
+        return SimpleNamespace(drop=None, revises=1, verdict="revised", t=9.0, events=[], diagnosis=list(findings))
+
+    flow.on_report(revision(jam), 9.0)  # the same first explanation, surer: the log has it, the screen not
+    assert flow.note is None
+    flow.on_report(revision(stuck, jam), 10.0)
+    v = flow.view(10.0)
+    assert v.title == "About drop 1" and v.facts == ("Earlier it said: A coin is jammed below R2S1.",)
+    assert "Likely: R3S2 did not flip" in notice_text(v)
+    flow.note = None
+    flow.on_report(revision(stuck), 11.0)  # what the last revision said, again
+    assert flow.note is None
 
 
 def _sensed_and_believed(flow, m):

@@ -126,13 +126,31 @@ def human(st: dict) -> str:
             marked = f"; select now chooses \"{a['marked']}\"" if a.get("marked") else ""
             lines.append(f"  page {a.get('page')} of {a['pages']}{marked}")
         lines.append(f"  {a.get('answer')}")
+    lesson = st.get("lesson")
+    if lesson:
+        step = f", step {lesson['step']} of {lesson['steps']}" if lesson.get("step") else ""
+        lines.append(f"Lesson {lesson['lesson']}{step}: {lesson.get('title') or ''}")
+        lines.append("  " + " ".join(lesson.get("lines") or ()))
+        lines.append("  coindrel ctl press select: next; ctl press hold: replay the step; ctl press back: a step back")
     menu = st.get("menu")
     if menu and not a:
         lines.append(f"{menu['title']}: " + ", ".join(f"[{x}]" if x == menu.get("marked") else x for x in menu["items"]))
         lines.append(f"  {menu.get('press')}")
     for f in st.get("faults") or []:
-        lines.append(f"Fault: {f.get('say') or f}")
+        lines.append(f"Fault{_how_sure(f)}: {f.get('say') or f}")
     return "\n".join(lines)
+
+
+def _how_sure(f: dict) -> str:
+    """" (90%, drops 11-21)": how sure the table is and which drops showed it,
+    as the health report says it (a builder deciding what to open first)."""
+    bits = []
+    if isinstance(f.get("confidence"), (int, float)):
+        bits.append(f"{f['confidence']:.0%}")
+    first, last = f.get("first_drop"), f.get("last_drop")
+    if isinstance(first, int):
+        bits.append(f"drop {first}" if last in (None, first) else f"drops {first}-{last}")
+    return f" ({', '.join(bits)})" if bits else ""
 
 
 def run(args) -> int:

@@ -86,6 +86,10 @@ def status_of(table) -> dict:
         out.update(players=list(flow.menu.choices.players), round=None, scores=None, totals=None, turn=None,
                    to_move=None, drops=0, over=False, winner=None, board=None, forced_entry=None)
     out["asking"] = asking(flow)
+    out["lesson"] = None
+    if flow.runner is not None and str(flow.mode) == "lesson":  # what the panel's lesson says now
+        p = flow.runner.prompt
+        out["lesson"] = {"lesson": p.lesson, "title": p.title, "step": p.step, "steps": p.steps, "lines": list(p.lines)}
     out["menu"] = menu_of(flow, now)
     faults = []
     if table.reconciler is not None:
