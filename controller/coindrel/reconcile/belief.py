@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..engine import Jam, catalog
 from ..engine.core import COIN, HOLE, PAD_R
 from .faults import FIXED, INTERMITTENT, SwitchUnseated, Unexplained, is_persistent, say
-from .world import World, merge_jams, normalise
+from .world import MERGED_STORY, World, merge_jams, normalise
 
 # The weight left for explanations not tried, relative to the best found,
 # by how many new faults the best one needs.
@@ -119,8 +119,15 @@ def successors(cand, geometry, at: int = 0) -> list[World]:
     reseated = tuple(f for f in d.fixed if isinstance(f, SwitchUnseated))
     # A jam whose coins came free and that is clear now was a jam: the story
     # keeps it, so a revision of the drop it stopped a coin in sees it confirmed.
-    freed = tuple(f for f in cand.removed if isinstance(f, Jam) and (geometry.index(f.switch), f.side) in cand.cleared)
-    story = (cand.world.story + tuple(f for f in cand.new_faults() if not is_persistent(f)) + reseated + freed)[-STORY:]
+    # So does a jam gone with its coin still stopped in it (the chute lets
+    # coins by now): it stopped that drop's coin all the same.
+    freed = tuple(f for f in cand.removed if isinstance(f, Jam))
+    # A world merged from several stories holds up to MERGED_STORY of them
+    # (world.normalise); cutting it back to STORY on its next group would
+    # drop the stories merged in first, and a revision would read the drop
+    # they explained as no longer supported.
+    cap = MERGED_STORY if len(cand.world.story) > STORY else STORY
+    story = (cand.world.story + tuple(f for f in cand.new_faults() if not is_persistent(f)) + reseated + freed)[-cap:]
     if not d.unshown:
         out = [World(geometry, codes, frozenset(faults), logp, jammed, story)]
     else:

@@ -91,7 +91,16 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
     out += release_moves(world, trace, labels, base)
     for s, side in sorted(sides):
         if (s, side) in idx.jams:
-            out.append(Move("fix", s, side, fault=_fault(Jam, labels[s], side), cost=math.log(FIXED)))
+            if ("fix", s, side) in taken or ("spare", s, side) in taken:
+                continue
+            jam = _fault(Jam, labels[s], side)
+            out.append(Move("fix", s, side, fault=jam, cost=math.log(FIXED)))
+            # A chute that stopped a coin can let the next one by (the
+            # stopped coin narrows it and stays, or is knocked on while the
+            # next catches in its place): the jam is kept, like a sticky
+            # pivot that did not act on this coin, so the drop it stopped a
+            # coin in is not revised to a rival that needed no coin stopped.
+            out.append(Move("spare", s, side, fault=jam, cost=search.spare_cost(jam)))
         elif ("chute", s, side) not in taken:
             out.append(Move("chute", s, side, fault=_fault(Jam, labels[s], side), cost=_LOG[catalog.JAM]))
     if search.sensors.entries and not any(m.kind.startswith("entry") or m.kind == "phantom" for m in base):

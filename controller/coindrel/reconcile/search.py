@@ -269,13 +269,13 @@ class Search:
         for w in worlds:
             traces[id(w)] = self.evaluate(w, ())[0]
         if self._best_size() == 0 and self._best_cost() >= GOOD_ENOUGH:
-            # Another world fits as it is; a world with a known sticky rocker
-            # or slipping pad may fit too once that fault let this coin pass
-            # (or is gone): without that try, an intermittent fault's world
-            # dies on the first coin it spares.
+            # Another world fits as it is; a world with a known sticky rocker,
+            # slipping pad or jammed chute may fit too once that fault let
+            # this coin pass (or is gone): without that try, an intermittent
+            # fault's world dies on the first coin it spares.
             fits = {id(c.world) for c in self.candidates if c.size == 0}
             for w in worlds[:searched]:
-                if id(w) in fits or not (w.index.stuck or w.index.slips):
+                if id(w) in fits or not (w.index.stuck or w.index.slips or w.index.jams):
                     continue
                 for m in self.moves(w, traces[id(w)]):
                     if m.kind in ("spare", "fix") and self.evaluations < self.budget:

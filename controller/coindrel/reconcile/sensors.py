@@ -65,6 +65,10 @@ def _close_repeats(times: list[float], window: float) -> int:
 
 LIVE_SENSOR = math.log(0.1)
 SEATED_THEN_MID = math.log(0.05)
+# A rocker's magnet, seated, unseated or swinging, stays between the hall's
+# two sides: a hall that read ``none`` (no magnet, beyond its range) on a
+# switch that has a rocker is the sensor's doing, not an unseated rocker's.
+OUT_OF_RANGE = math.log(0.05)
 
 
 def _reached(readings, side: int) -> bool:
@@ -204,12 +208,13 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
         # is seated by the flip (it stays on that side), one that cannot seat
         # never reaches the band. A drifted sensor passes through it.
         seated_then_mid = fin == "mid" and tf and code != HOLE and _reached(obs.readings.get(s, ()), code & PAD_R)
+        unseated_cost = (SEATED_THEN_MID if seated_then_mid else 0.0) + (OUT_OF_RANGE if fin == "mid" and code != HOLE and any(
+            p == "none" for _, p in obs.readings.get(s, ())) else 0.0)
         if s in index.unseated:
             fault = _fault(SwitchUnseated, labels[s])
             if fin == "mid":
                 d.exercised.append(fault)
-                if seated_then_mid:
-                    d.cost += SEATED_THEN_MID
+                d.cost += unseated_cost
                 continue
             if ok:
                 d.fixed.append(fault)  # read seated on the right side: it is seated now
@@ -217,7 +222,7 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
         if ok:
             continue
         if fin == "mid" and code != HOLE:
-            d.add(_fault(SwitchUnseated, labels[s]), SEATED_THEN_MID if seated_then_mid else 0.0)
+            d.add(_fault(SwitchUnseated, labels[s]), unseated_cost)
         else:
             # A faulty sensor rarely draws a clean, coin-fast flip that did not
             # happen; and a hall that twitched (left its side and came back)
