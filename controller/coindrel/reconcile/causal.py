@@ -50,10 +50,55 @@ def feeders(geometry) -> list[list[tuple[int, int]]]:
     return out
 
 
-def untimely(obs, cand, physics, feeds: list, fall: float) -> int:
+class Plan:
+    """What timing one group's explanations takes that none of them changes,
+    worked out once per group: every flip a working hall showed that no
+    entry beam timed (one that did is caused in every explanation), with the
+    entries that would time it if their beam was dead, the rockers above it
+    that would if the explanation doubts them, and those of them that moved
+    in time to have let a coin go into it."""
+
+    __slots__ = ("flips",)
+
+    def __init__(self, obs, physics, feeds: list, fall: float):
+        g = physics.geometry
+        entry_of: dict = {}
+        for e, sw in enumerate(g.entry_switches):
+            entry_of.setdefault(sw, []).append(e)
+        windows: dict = {}
+        self.flips = []  # (switch, entries, rockers above, (rocker, side) that moved in time)
+        for c in obs.active:
+            if obs.flips[c] is None:
+                continue
+            ents = tuple(entry_of.get(c, ()))
+            for t, span in zip(obs.flip_times.get(c, ()), obs.flip_spans.get(c, ())):
+                if span is None:
+                    continue
+                start = t - span
+                if any(te - EARLY <= start <= te + fall for e in ents for te, x in obs.entries if x == e):
+                    continue
+                # (a coin a hand tipped off leaves without arriving: its chute is not in the trace)
+                if any(obs.flips[p] is None for p, _ in feeds[c]):
+                    continue
+                timed = []
+                for p, side in feeds[c]:
+                    w = windows.get(p)
+                    if w is None:
+                        w = windows[p] = _windows(obs, p)
+                    if any(a - EARLY <= start <= b + fall for a, b in w):
+                        timed.append((p, side))
+                self.flips.append((c, ents, tuple(p for p, _ in feeds[c]), tuple(timed)))
+
+
+def untimely(obs, cand, physics, feeds: list, fall: float, plan: Plan | None = None) -> int:
     """How many flips a working hall showed in ``obs`` that no coin of
-    ``cand``'s cascade can have caused in time."""
+    ``cand``'s cascade can have caused in time (``plan``: ``Plan(obs, ...)``,
+    made once for all of a group's explanations)."""
     if any(m.kind in _UNTIMED for m in cand.moves):
+        return 0
+    if plan is None:
+        plan = Plan(obs, physics, feeds, fall)
+    if not plan.flips:
         return 0
     d = cand.derivation
     idx = cand.world.index
@@ -66,51 +111,31 @@ def untimely(obs, cand, physics, feeds: list, fall: float) -> int:
     # A hall the explanation says lied about its pad is doubted too; a coin
     # that slid off its pad late (late.py) flipped its rocker unfed.
     doubt.update(m.s for m in cand.moves if m.kind.startswith("hand") or m.kind in ("pad", "late"))
-    untimed = set(cand.stuck)  # a coin passing a stuck rocker makes no flip to time it by
+    # A coin passing a stuck rocker makes no flip to time it by: that
+    # rocker may have let a coin go at any moment (a sticky one too).
+    excused = doubt | cand.stuck
     if cand.sticky:
-        untimed.add(cand.sticky[0])
-    carried = set()
-    for a in cand.trace.arrivals:
-        s = a >> 3
-        for side in ((0, 1) if s == (cand.sticky[0] if cand.sticky else -1) else physics.sides_used(a, s in cand.stuck, s in cand.slips)):
-            if (s, side) not in cand.jams:
-                carried.add((s, side))
-    g = physics.geometry
-    entry_of = {}
-    for e, sw in enumerate(g.entry_switches):
-        entry_of.setdefault(sw, []).append(e)
+        excused.add(cand.sticky[0])
     dead = {f.entry for f in list(d.new) + list(d.exercised) if isinstance(f, EntrySensorDead)}
-    windows = {}
+    arrived = None
     bad = 0
-    for c in obs.active:
-        if c in doubt or obs.flips[c] is None:
+    for c, ents, above, timed in plan.flips:
+        if c in doubt:
             continue
-        for t, span in zip(obs.flip_times.get(c, ()), obs.flip_spans.get(c, ())):
-            if span is None:
+        if dead and any(e in dead for e in ents):
+            continue
+        if any(p in excused for p in above):
+            continue
+        if timed:
+            if arrived is None:
+                arrived = set(cand.trace.arrivals)
+            # a rocker above that moved in time, out of whose outlet into this
+            # one the explanation has a coin leave (and not stop in the chute)
+            if any((p, side) not in cand.jams and any(a in arrived for a in physics.emitters(p, side, False, p in cand.slips))
+                   for p, side in timed):
                 continue
-            start = t - span
-            if not _caused(c, start, obs, feeds, carried, doubt, untimed, entry_of, dead, windows, fall):
-                bad += 1
+        bad += 1
     return bad
-
-
-def _caused(c, start, obs, feeds, carried, doubt, untimed, entry_of, dead, windows, fall) -> bool:
-    for e in entry_of.get(c, ()):
-        if e in dead:
-            return True
-        if any(te - EARLY <= start <= te + fall for te, x in obs.entries if x == e):
-            return True
-    for p, side in feeds[c]:
-        if p in doubt or p in untimed or obs.flips[p] is None:
-            return True  # (a coin a hand tipped off leaves without arriving: its chute is not in the trace)
-        if (p, side) not in carried:
-            continue
-        w = windows.get(p)
-        if w is None:
-            w = windows[p] = _windows(obs, p)
-        if any(a - EARLY <= start <= b + fall for a, b in w):
-            return True
-    return False
 
 
 def _windows(obs, s) -> list:
@@ -132,9 +157,12 @@ def time_candidates(cands: list, obs, physics, feeds: list, fall: float) -> None
     cannot time (``NO_CAUSE`` each)."""
     if not obs.entries:
         return
+    plan = None
     for c in cands:
         if c.size == 0:
             continue
-        bad = untimely(obs, c, physics, feeds, fall)
+        if plan is None:
+            plan = Plan(obs, physics, feeds, fall)
+        bad = untimely(obs, c, physics, feeds, fall, plan)
         if bad:
             c.cost += bad * NO_CAUSE
