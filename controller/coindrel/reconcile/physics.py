@@ -62,17 +62,19 @@ class Physics:
         self._rows: dict = {}
         self._tables: dict = {}  # fault set -> table: a diagnosis asks for the same few hundreds of times
         self._emits: dict = {}
+        self._sides: dict = {}  # (stuck, slips) -> per arrival, the outlets its coins leave by
         self._entry_starts = g.entry_switches
 
     # The tables are caches: a checkpoint carries the rows (small), not them.
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_tables"], state["_emits"] = {}, {}
+        state["_tables"], state["_emits"], state["_sides"] = {}, {}, {}
         return state
 
     def __setstate__(self, state):
         state.setdefault("_tables", {})
         state.setdefault("_emits", {})
+        state.setdefault("_sides", {})
         self.__dict__.update(state)
 
     def row(self, s: int, stuck: bool = False, slips: bool = False, jam_left: bool = False, jam_right: bool = False):
@@ -245,7 +247,11 @@ class Physics:
 
     def sides_used(self, arrival: int, stuck: bool = False, slips: bool = False) -> tuple[int, ...]:
         """Outlets the coins left by, so a jam there would have mattered."""
-        s, code = arrival >> 3, arrival & 7
-        if code == HOLE:
-            return ()
-        return switch_rule(code, self.geometry.inlets[s], stuck, slips)[1]
+        try:
+            return self._sides[stuck, slips][arrival]
+        except KeyError:
+            pass
+        g = self.geometry
+        self._sides[stuck, slips] = table = tuple(
+            () if a & 7 >= HOLE else switch_rule(a & 7, g.inlets[a >> 3], stuck, slips)[1] for a in range(self.n * 8))
+        return table[arrival]
