@@ -36,6 +36,8 @@ NO_CAUSE = math.log(0.02)
 # a coin may leave a rocker (and reach the next) up to a whole flip before
 # that hall says so; this much earlier than its cause is allowed.
 EARLY = 0.15
+_DOUBTED = (HallFault, SwitchUnseated)
+_MOVED = frozenset(("hand", "hand_after", "hand_at", "handful", "pad", "late"))  # ("handful": its s is an entry's number)
 _UNTIMED = frozenset(("entry", "entry+rest", "missed", "cleared", "cleared+", "release", "release+", "phantom"))  # coins no event timed
 
 
@@ -56,21 +58,28 @@ class Plan:
     entry beam timed (one that did is caused in every explanation), with the
     entries that would time it if their beam was dead, the rockers above it
     that would if the explanation doubts them, and those of them that moved
-    in time to have let a coin go into it."""
+    in time to have let a coin go into it. Each such flip is one bit of the
+    masks below, so an explanation's check is a few set and bit operations."""
 
-    __slots__ = ("flips",)
+    __slots__ = ("all", "at", "entry", "above", "pairs", "_index", "geometry")
 
     def __init__(self, obs, physics, feeds: list, fall: float):
-        g = physics.geometry
+        self.geometry = g = physics.geometry
+        self._index: dict = {}
         entry_of: dict = {}
         for e, sw in enumerate(g.entry_switches):
             entry_of.setdefault(sw, []).append(e)
         windows: dict = {}
-        self.flips = []  # (switch, entries, rockers above, (rocker, side) that moved in time)
+        self.all = 0  # one bit per flip to time
+        self.at: dict = {}  # switch -> its flips' bits
+        self.entry: dict = {}  # entry -> the bits of the flips its coin would time (were its beam dead)
+        self.above: dict = {}  # switch -> the bits of the flips below it (it feeds their rockers)
+        pairs: dict = {}  # (switch, side) -> the bits of the flips it moved in time to cause
+        bit = 1
         for c in obs.active:
             if obs.flips[c] is None:
                 continue
-            ents = tuple(entry_of.get(c, ()))
+            ents = entry_of.get(c, ())
             for t, span in zip(obs.flip_times.get(c, ()), obs.flip_spans.get(c, ())):
                 if span is None:
                     continue
@@ -80,14 +89,28 @@ class Plan:
                 # (a coin a hand tipped off leaves without arriving: its chute is not in the trace)
                 if any(obs.flips[p] is None for p, _ in feeds[c]):
                     continue
-                timed = []
+                self.all |= bit
+                self.at[c] = self.at.get(c, 0) | bit
+                for e in ents:
+                    self.entry[e] = self.entry.get(e, 0) | bit
                 for p, side in feeds[c]:
+                    self.above[p] = self.above.get(p, 0) | bit
                     w = windows.get(p)
                     if w is None:
                         w = windows[p] = _windows(obs, p)
                     if any(a - EARLY <= start <= b + fall for a, b in w):
-                        timed.append((p, side))
-                self.flips.append((c, ents, tuple(p for p, _ in feeds[c]), tuple(timed)))
+                        pairs[p, side] = pairs.get((p, side), 0) | bit
+                bit <<= 1
+        # (switch, side, bits, the arrivals after which a coin leaves by that side: pad holding, pad slipping)
+        self.pairs = [(p, side, m, physics.emitters(p, side, False, False), physics.emitters(p, side, False, True))
+                      for (p, side), m in pairs.items()]
+
+    def switch(self, label) -> int:
+        """The number of the switch ``label`` (a fault's place)."""
+        i = self._index.get(label)
+        if i is None:
+            i = self._index[label] = self.geometry.index(label)
+        return i
 
 
 def untimely(obs, cand, physics, feeds: list, fall: float, plan: Plan | None = None) -> int:
@@ -98,44 +121,48 @@ def untimely(obs, cand, physics, feeds: list, fall: float, plan: Plan | None = N
         return 0
     if plan is None:
         plan = Plan(obs, physics, feeds, fall)
-    if not plan.flips:
+    if not plan.all:
         return 0
     d = cand.derivation
     idx = cand.world.index
-    doubt = set(idx.halls) | set(idx.unseated)
-    for f in list(d.new) + list(d.exercised):
-        if isinstance(f, (HallFault, SwitchUnseated)):
-            doubt.add(physics.geometry.index(f.switch))
+    doubt = idx.halls | idx.unseated
+    dead = ()
+    for f in (*d.new, *d.exercised):
+        if isinstance(f, _DOUBTED):
+            doubt = doubt | {plan.switch(f.switch)}
+        elif isinstance(f, EntrySensorDead):
+            dead = (*dead, f.entry)
     # A rocker a hand turned over flipped with no coin (and a coin it
     # tipped off left it then); one a coin passes while stuck shows no flip.
     # A hall the explanation says lied about its pad is doubted too; a coin
     # that slid off its pad late (late.py) flipped its rocker unfed.
-    doubt.update(m.s for m in cand.moves if m.kind.startswith("hand") or m.kind in ("pad", "late"))
+    moved = {m.s for m in cand.moves if m.kind in _MOVED}
+    if moved:
+        doubt = doubt | moved
+    at, above, entry = plan.at, plan.above, plan.entry
+    done = 0  # the flips doubted or caused
+    for s in doubt:
+        done |= at.get(s, 0) | above.get(s, 0)
     # A coin passing a stuck rocker makes no flip to time it by: that
     # rocker may have let a coin go at any moment (a sticky one too).
-    excused = doubt | cand.stuck
+    for s in cand.stuck:
+        done |= above.get(s, 0)
     if cand.sticky:
-        excused.add(cand.sticky[0])
-    dead = {f.entry for f in list(d.new) + list(d.exercised) if isinstance(f, EntrySensorDead)}
-    arrived = None
-    bad = 0
-    for c, ents, above, timed in plan.flips:
-        if c in doubt:
-            continue
-        if dead and any(e in dead for e in ents):
-            continue
-        if any(p in excused for p in above):
-            continue
-        if timed:
-            if arrived is None:
-                arrived = set(cand.trace.arrivals)
-            # a rocker above that moved in time, out of whose outlet into this
-            # one the explanation has a coin leave (and not stop in the chute)
-            if any((p, side) not in cand.jams and any(a in arrived for a in physics.emitters(p, side, False, p in cand.slips))
-                   for p, side in timed):
-                continue
-        bad += 1
-    return bad
+        done |= above.get(cand.sticky[0], 0)
+    for e in dead:
+        done |= entry.get(e, 0)
+    left = plan.all & ~done
+    if left:
+        # a rocker above that moved in time, out of whose outlet into this
+        # one the explanation has a coin leave (and not stop in the chute)
+        arrived = set(cand.trace.arrivals)
+        jams, slips = cand.jams, cand.slips
+        for p, side, m, holds, slipping in plan.pairs:
+            if left & m and (p, side) not in jams and not arrived.isdisjoint(slipping if p in slips else holds):
+                left &= ~m
+                if not left:
+                    break
+    return left.bit_count()
 
 
 def _windows(obs, s) -> list:
