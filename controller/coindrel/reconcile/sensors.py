@@ -16,6 +16,7 @@ proven gone.
 from __future__ import annotations
 
 import math
+from itertools import compress
 
 from ..engine import EntrySensorDead, ExitSensorDead, HallFault
 from ..engine.core import HOLE, PAD_R
@@ -154,7 +155,7 @@ def derive(
 def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_flips):
     flips, codes = trace.flips, trace.codes
     check = set(obs.active)
-    check.update(s for s, f in enumerate(flips) if f)
+    check.update(compress(range(len(flips)), flips))
     check.update(assumed)
     if hand_flips:
         check.update(hand_flips)
