@@ -100,7 +100,8 @@ def derive(
     """The sensor faults a hypothesis needs, or None when no sensor fault can
     turn its cascade into the report (a coin seen where none could be)."""
     d = Derivation()
-    if sensors.entries:
+    # (counts the beams saw as they should, no known dead beam among them: nothing to derive)
+    if sensors.entries and not (entry_counts == obs.entry_counts and not index.dead_entries):
         for e, (t, o) in enumerate(zip(entry_counts, obs.entry_counts)):
             if o == t:
                 if t and e in index.dead_entries:
@@ -122,7 +123,7 @@ def derive(
                     d.exercised.append(_fault(EntrySensorChatter, e))
                 else:
                     d.add(_fault(EntrySensorChatter, e), extra)
-    if sensors.exits:
+    if sensors.exits and not (trace.exits == obs.exit_counts and not index.dead_exits):
         texits = trace.exits
         for x, o in enumerate(obs.exit_counts):
             t = texits[x]
