@@ -168,16 +168,19 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
             slow = sorted(x for x in obs.flip_spans.get(s, ()) if x is not None and x >= obs.slow_limit)[:extra]
             slow += [COIN_SLOW_LIMIT] * (extra - len(slow))
             d.cost += sum(PLAUSIBLY_SLOW if x < COIN_SLOW_LIMIT else SLOW_FLIP for x in slow)
+    final, oflips, halls, unseated = obs.final, obs.flips, index.halls, index.unseated
     for s in check:
         tf = flips[s] + (hand_flips.get(s, 0) if hand_flips else 0)
         code = codes[s]
-        fin = obs.final[s]
-        of = obs.flips[s]
+        fin = final[s]
+        of = oflips[s]
         if code == HOLE:
             ok = fin == "none" and not of
         else:
             side = SIDES.get(fin)
             ok = side is not None and side == (code & PAD_R) and (of is None or of == tf)
+        if ok and s not in halls and s not in unseated and s not in assumed:
+            continue  # (most of them: a working hall that read what the cascade did)
         if s in assumed and s not in index.halls:
             # The hypothesis says this hall was wrong before the drop. If it
             # reads this drop right, it was wrong a moment ago and right now.
