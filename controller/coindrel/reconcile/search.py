@@ -33,7 +33,7 @@ from .release import released
 from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
-from .sensors import derive, swapped
+from .sensors import _fault, derive, swapped
 from .handful import handful_cost, handful_proven, handful_timely
 from .unseen import search_unseen
 from .movegen import generate
@@ -245,7 +245,7 @@ class Search:
         # A hall reading ``mid`` at rest: an unseated rocker, or a drifted sensor.
         for i, f in enumerate(d.new):
             if isinstance(f, SwitchUnseated):
-                alt = swapped(d, f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
+                alt = swapped(d, f, _fault(HallFault, f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
                 self._keep(Candidate(world, moves, tuple(entries), trace, alt, cost + alt.cost, codes0=codes0,
                                      stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared,
                                      sticky=cand.sticky, cleared=cand.cleared), i)
