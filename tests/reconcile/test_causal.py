@@ -123,3 +123,26 @@ def test_a_healthy_fit_is_never_charged():
     cost = c.cost
     time_candidates([c], obs, physics, feeders(g), FALL)
     assert c.size == 0 and c.cost == cost and not math.isnan(cost)
+
+
+def test_timing_is_counted_as_work_and_stops_at_the_limit():
+    g, obs, physics, healthy, cand = _setup(gap=2.5)
+    feeds = feeders(g)
+    cands = [cand("chute", "R1S2", 1), cand("remove", "R2S2"), cand("chute", "R1S3", 0)]
+    search = Search(physics, obs, [e for _, e in obs.entries], Sensors(), 0.1, g.labels, budget=100)
+    time_candidates(list(cands), obs, physics, feeds, FALL, search)
+    assert search.other >= 1 + len(cands) // 2  # the group's plan, and half a unit per explanation checked
+    # At the limit: nothing more is checked, and what was not checked is not kept
+    # (an unchecked explanation would escape what the timing says against it).
+    spent = Search(physics, obs, [e for _, e in obs.entries], Sensors(), 0.1, g.labels, budget=100)
+    spent.evaluations = spent.limit
+    kept = list(cands)
+    before = [c.cost for c in cands]
+    time_candidates(kept, obs, physics, feeds, FALL, spent)
+    assert kept == [] and [c.cost for c in cands] == before
+    # One unit left after the group's plan: two checks, the likeliest two explanations.
+    one = Search(physics, obs, [e for _, e in obs.entries], Sensors(), 0.1, g.labels, budget=100)
+    one.evaluations = one.limit - 2
+    kept = list(cands)
+    time_candidates(kept, obs, physics, feeds, FALL, one)
+    assert kept == [c for c in cands if c in sorted(cands, key=lambda c: -c.logp)[:2]]

@@ -23,7 +23,7 @@ BY_NAME: dict = {}  # fault name -> its class (engine and reconciler faults regi
 class Fault:
     """A frozen value: ``_fields`` name its attributes, in constructor order."""
 
-    __slots__ = ()
+    __slots__ = ("_hash",)  # worked out once: a diagnosis hashes the same faults thousands of times
     _fields: tuple[str, ...] = ()
     name = "fault"
     physical = False
@@ -57,7 +57,21 @@ class Fault:
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.__class__.__name__,) + self._key())
+        try:
+            return self._hash
+        except AttributeError:
+            h = hash((self.__class__.__name__,) + self._key())
+            object.__setattr__(self, "_hash", h)
+            return h
+
+    def __getstate__(self):
+        # Never the hash: another process (a diagnosis child, a restarted
+        # table) hashes strings differently.
+        state = object.__getstate__(self)
+        if isinstance(state, tuple) and state[1] and "_hash" in state[1]:
+            slots = {k: v for k, v in state[1].items() if k != "_hash"}
+            state = (state[0], slots or None)
+        return state
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._fields)})"

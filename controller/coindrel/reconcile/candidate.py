@@ -74,8 +74,13 @@ class Candidate:
     def _find_shown(self) -> list:
         out = list(dict.fromkeys(self.new_faults() + list(self.derivation.exercised)))
         idx = self.world.index
+        physical = idx.stuck | idx.slips | {s for s, _ in idx.jams}
+        if not physical:
+            return out
         for a in self.trace.arrivals:  # known physical faults a coin met
             s = a >> 3
+            if s not in physical:
+                continue
             for f in idx.at(s):
                 if isinstance(f, (SwitchStuck, PadNotHolding, Jam)) and f not in out and f not in self.removed and f not in self.spared:
                     if _mattered(f, a, self):

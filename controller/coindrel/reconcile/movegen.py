@@ -45,6 +45,7 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
     out: list[Move] = []
     seen_switch: set = set()
     sides: set = set()
+    rested = {b >> 3 for b in trace.arrivals if search.physics.rested(b)}
     for a in trace.arrivals:
         s = a >> 3
         st, sl = s in base_stuck, s in base_slips
@@ -62,7 +63,7 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
             if trace.flips[s] > 1 and not any(m.kind == "sticky" for m in base):
                 for k in range(min(trace.flips[s], STICKY_PASSES)):
                     out.append(Move("sticky", s, k, fault=_fault(SwitchStuck, label), cost=_LOG[catalog.SWITCH_STUCK] + STICKY))
-        if not sl and any(search.physics.rested(b) for b in trace.arrivals if b >> 3 == s):
+        if not sl and s in rested:
             out.append(Move("slip", s, fault=_fault(PadNotHolding, label), cost=_LOG[catalog.PAD_NOT_HOLDING]))
         if s not in base_pad:
             unseen = s in search.unsure

@@ -17,6 +17,9 @@ from ..engine import Geometry, switch_rule, topology
 from ..engine.core import COIN, HOLE, PAD_R
 
 
+TABLES = 512  # fault sets whose tables one Physics keeps (about 0.5 kB each: the rows are shared)
+
+
 class Trace:
     """One cascade: exit counts, flips per switch, arrivals, sinks."""
 
@@ -57,7 +60,22 @@ class Physics:
             raise RuntimeError("engine topology numbering changed; update reconcile.physics")
         self.base = base.table
         self._rows: dict = {}
+        self._tables: dict = {}  # fault set -> table: a diagnosis asks for the same few hundreds of times
+        self._emits: dict = {}
+        self._sides: dict = {}  # (stuck, slips) -> per arrival, the outlets its coins leave by
         self._entry_starts = g.entry_switches
+
+    # The tables are caches: a checkpoint carries the rows (small), not them.
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_tables"], state["_emits"], state["_sides"] = {}, {}, {}
+        return state
+
+    def __setstate__(self, state):
+        state.setdefault("_tables", {})
+        state.setdefault("_emits", {})
+        state.setdefault("_sides", {})
+        self.__dict__.update(state)
 
     def row(self, s: int, stuck: bool = False, slips: bool = False, jam_left: bool = False, jam_right: bool = False):
         """Switch ``s``'s transition row with the given faults (cached)."""
@@ -76,13 +94,30 @@ class Physics:
         return row
 
     def table(self, stuck=(), slips=(), jams=()):
-        """The fault-free table with the faulty switches' rows swapped in."""
+        """The fault-free table with the faulty switches' rows swapped in
+        (one tuple per fault set, kept for the last ``TABLES`` sets: the
+        same sets come back group after group; nobody writes into it)."""
         if not stuck and not slips and not jams:
             return self.base
-        table = list(self.base)
-        for s in set(stuck) | set(slips) | {j[0] for j in jams}:
-            table[s] = self.row(s, s in stuck, s in slips, (s, 0) in jams, (s, 1) in jams)
+        key = (frozenset(stuck), frozenset(slips), frozenset(jams))
+        table = self._tables.get(key)
+        if table is None:
+            stuck, slips, jams = key
+            table = list(self.base)
+            for s in stuck | slips | {j[0] for j in jams}:
+                table[s] = self.row(s, s in stuck, s in slips, (s, 0) in jams, (s, 1) in jams)
+            if len(self._tables) >= TABLES:
+                self._tables.clear()  # (a board with that many fault sets in play: start again)
+            table = self._tables[key] = tuple(table)
         return table
+
+    def emitters(self, s: int, side: int, stuck: bool, slips: bool) -> tuple:
+        """The arrivals at ``s`` (``s * 8 + code``) after which a coin leaves by ``side``."""
+        k = (s, side, stuck, slips)
+        out = self._emits.get(k)
+        if out is None:
+            out = self._emits[k] = tuple(a for a in range(s * 8, s * 8 + HOLE + 1) if side in self.sides_used(a, stuck, slips))
+        return out
 
     def starts(self, entries) -> list[int]:
         es = self._entry_starts
@@ -212,7 +247,11 @@ class Physics:
 
     def sides_used(self, arrival: int, stuck: bool = False, slips: bool = False) -> tuple[int, ...]:
         """Outlets the coins left by, so a jam there would have mattered."""
-        s, code = arrival >> 3, arrival & 7
-        if code == HOLE:
-            return ()
-        return switch_rule(code, self.geometry.inlets[s], stuck, slips)[1]
+        try:
+            return self._sides[stuck, slips][arrival]
+        except KeyError:
+            pass
+        g = self.geometry
+        self._sides[stuck, slips] = table = tuple(
+            () if a & 7 >= HOLE else switch_rule(a & 7, g.inlets[a >> 3], stuck, slips)[1] for a in range(self.n * 8))
+        return table[arrival]

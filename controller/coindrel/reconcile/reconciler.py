@@ -344,9 +344,9 @@ class Reconciler(PlainVerdicts):
             cands = search.run(live, searched)
         else:
             cands = explain_stray(search, live, self.expecting, searched, settling)
-        self.evaluations += search.evaluations
         cands = [c for c in cands if c.size <= MAX_SIZE]
-        time_candidates(cands, obs, self.physics, self._feeds(), self.timing.patience)
+        time_candidates(cands, obs, self.physics, self._feeds(), self.timing.patience, search)
+        self.evaluations += search.work
         ranked = posterior(cands)
         if not ranked:
             return self._unexplained(obs, prev)

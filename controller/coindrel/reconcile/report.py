@@ -34,7 +34,7 @@ class DropReport:
     events: list = field(default_factory=list)  # the events, for reports outside drops
     search_ms: float = 0.0  # diagnosis time for the group this drop was in
     cpu_ms: float = 0.0  # of which this thread ran (what other processes took left out)
-    work: int = 0  # engine evaluations that diagnosis made (deterministic)
+    work: int = 0  # units of work that diagnosis did: evaluations, moves made, timing (deterministic)
     t_end: float = 0.0  # the last event of the group this drop was in
     # the last event of this drop's own share of the group (its coin's cascade; 0: t_end): a coin
     # resting at once ends long before a next coin grouped with it (a wrong belief kept the group open)

@@ -11,7 +11,10 @@ not moves: ``derive`` adds the ones a hypothesis needs.
 The search runs in levels, cheapest first, and stops at the first level that
 explains the drop: the world as it is (known faults included), one move,
 then two moves. The whole search counts its work in engine evaluations and
-stops at ``budget`` (the same answer on a Pi as on a fast machine). Moves are only generated
+stops at ``budget`` (the same answer on a Pi as on a fast machine); the rest
+of a group's diagnosis (the moves it makes, the timing check of what it
+found) is counted in the same units (``other``, about one evaluation's CPU
+time each), and the whole of it stops at ``limit``. Moves are only generated
 where they could matter: at switches a coin of that cascade reached, for
 outlets a coin left through, for rockers that went over as slowly as a hand
 moves them, so a drop touching 12 switches tries a few dozen single moves,
@@ -30,7 +33,7 @@ from .release import released
 from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
-from .sensors import derive, swapped
+from .sensors import _fault, derive, swapped
 from .handful import handful_cost, handful_proven, handful_timely
 from .unseen import search_unseen
 from .movegen import generate
@@ -45,6 +48,8 @@ TWO_COINS_AT_ONCE = math.log(1e-4)  # a coin no beam saw, together with one the 
 DOUBLE = math.log(2e-3)
 ANOTHER_COIN = math.log(0.3)
 WORK_ARRIVALS = 24  # one unit of work: one hypothesis whose cascade has up to this many coin arrivals
+MOVES_PER_UNIT = 8  # moves made for a world in about the time one unit of evaluating takes (measured: 6 us a move, 45 a unit)
+WORK_LIMIT = 2  # a group's whole diagnosis (evaluations, moves made, timing checked): at most this many budgets
 # A fit with no new fault but with an odd timing or a doubtful pad is not the
 # end of the search: one new fault might fit better.
 GOOD_ENOUGH = math.log(0.5)
@@ -93,6 +98,8 @@ class Search:
         self.unsure = unsure  # switches whose pad nobody saw while events were lost (a coin may rest there, or not)
         self.settling: dict = {}  # switch -> when a coin came to rest there lately (it may still slide off)
         self.evaluations = 0
+        self.other = 0  # units of the rest of the diagnosis: moves made, explanations timed (causal.time_candidates)
+        self.limit = WORK_LIMIT * budget
         self.exhausted = False  # the search ran out of work before it tried everything
         self.candidates: list[Candidate] = []
         self._seen: set = set()
@@ -238,7 +245,7 @@ class Search:
         # A hall reading ``mid`` at rest: an unseated rocker, or a drifted sensor.
         for i, f in enumerate(d.new):
             if isinstance(f, SwitchUnseated):
-                alt = swapped(d, f, HallFault(f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
+                alt = swapped(d, f, _fault(HallFault, f.switch), _LOG[catalog.HALL_FAULT] - _LOG[catalog.SWITCH_UNSEATED])
                 self._keep(Candidate(world, moves, tuple(entries), trace, alt, cost + alt.cost, codes0=codes0,
                                      stuck=cand.stuck, slips=cand.slips, jams=cand.jams, removed=cand.removed, spared=cand.spared,
                                      sticky=cand.sticky, cleared=cand.cleared), i)
@@ -257,7 +264,18 @@ class Search:
 
     def moves(self, world, trace, base: tuple = ()) -> list[Move]:
         """Every single change worth trying on ``world`` for this drop (``movegen``)."""
-        return generate(self, world, trace, base)
+        out = generate(self, world, trace, base)
+        self.other += 1 + len(out) // MOVES_PER_UNIT
+        return out
+
+    @property
+    def work(self) -> int:
+        """Units of work this group's diagnosis did (deterministic: a Pi counts the same)."""
+        return self.evaluations + self.other
+
+    def spent(self) -> bool:
+        """No more hypotheses: the search's budget, or the whole diagnosis's limit, is used up."""
+        return self.evaluations >= self.budget or self.evaluations + self.other >= self.limit
 
     # -- the levels -----------------------------------------------------------------
 
@@ -278,7 +296,7 @@ class Search:
                 if id(w) in fits or not (w.index.stuck or w.index.slips or w.index.jams):
                     continue
                 for m in self.moves(w, traces[id(w)]):
-                    if m.kind in ("spare", "fix") and self.evaluations < self.budget:
+                    if m.kind in ("spare", "fix") and not self.spent():
                         self.evaluate(w, (m,))
             return self.candidates
         worlds = worlds[:searched]
@@ -287,7 +305,7 @@ class Search:
         singles = []
         for w in worlds:
             for m in self.moves(w, traces[id(w)]):
-                if self.evaluations >= self.budget:
+                if self.spent():
                     self.exhausted = True
                     return self.candidates
                 trace, _ = self.evaluate(w, (m,))
@@ -301,7 +319,7 @@ class Search:
                 if pair in tried:
                     continue
                 tried.add(pair)
-                if self.evaluations >= self.budget:
+                if self.spent():
                     self.exhausted = True
                     return self.candidates
                 self.evaluate(w, (m1, m2))

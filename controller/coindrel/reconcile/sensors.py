@@ -16,6 +16,7 @@ proven gone.
 from __future__ import annotations
 
 import math
+from itertools import compress
 
 from ..engine import EntrySensorDead, ExitSensorDead, HallFault
 from ..engine.core import HOLE, PAD_R
@@ -103,7 +104,8 @@ def derive(
     """The sensor faults a hypothesis needs, or None when no sensor fault can
     turn its cascade into the report (a coin seen where none could be)."""
     d = Derivation()
-    if sensors.entries:
+    # (counts the beams saw as they should, no known dead beam among them: nothing to derive)
+    if sensors.entries and not (entry_counts == obs.entry_counts and not index.dead_entries):
         for e, (t, o) in enumerate(zip(entry_counts, obs.entry_counts)):
             if o == t:
                 if t and e in index.dead_entries:
@@ -125,7 +127,7 @@ def derive(
                     d.exercised.append(_fault(EntrySensorChatter, e))
                 else:
                     d.add(_fault(EntrySensorChatter, e), extra)
-    if sensors.exits:
+    if sensors.exits and not (trace.exits == obs.exit_counts and not index.dead_exits):
         texits = trace.exits
         for x, o in enumerate(obs.exit_counts):
             t = texits[x]
@@ -158,7 +160,7 @@ def derive(
 def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_flips):
     flips, codes = trace.flips, trace.codes
     check = set(obs.active)
-    check.update(s for s, f in enumerate(flips) if f)
+    check.update(compress(range(len(flips)), flips))
     check.update(assumed)
     if hand_flips:
         check.update(hand_flips)
@@ -170,16 +172,19 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
             slow = sorted(x for x in obs.flip_spans.get(s, ()) if x is not None and x >= obs.slow_limit)[:extra]
             slow += [COIN_SLOW_LIMIT] * (extra - len(slow))
             d.cost += sum(PLAUSIBLY_SLOW if x < COIN_SLOW_LIMIT else SLOW_FLIP for x in slow)
+    final, oflips, halls, unseated = obs.final, obs.flips, index.halls, index.unseated
     for s in check:
         tf = flips[s] + (hand_flips.get(s, 0) if hand_flips else 0)
         code = codes[s]
-        fin = obs.final[s]
-        of = obs.flips[s]
+        fin = final[s]
+        of = oflips[s]
         if code == HOLE:
             ok = fin == "none" and not of
         else:
             side = SIDES.get(fin)
             ok = side is not None and side == (code & PAD_R) and (of is None or of == tf)
+        if ok and s not in halls and s not in unseated and s not in assumed:
+            continue  # (most of them: a working hall that read what the cascade did)
         if s in assumed and s not in index.halls:
             # The hypothesis says this hall was wrong before the drop. If it
             # reads this drop right, it was wrong a moment ago and right now.

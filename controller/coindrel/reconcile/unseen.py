@@ -35,7 +35,7 @@ def search_unseen(search, worlds, traces) -> None:
                 if not is_unseen(search, m) or key in seen:
                     continue
                 seen.add(key)
-                if search.evaluations >= limit:
+                if search.evaluations >= limit or search.spent():
                     return
                 trace2, cand = search.evaluate(w, moves + (m,))
                 if cand is not None:
