@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from ..engine.core import COIN, HOLE, PAD_R
 from .candidate import Move
 
 # As likely as two coins that broke the beam twice (search.DOUBLE), each
@@ -62,12 +63,13 @@ def handful_proven(search, world, moves, trace) -> bool:
     """The cascade proves a second coin only where one coin on a pad that did
     not hold it (it bounced across, as the second coin does) would not have
     made the same events: the coin the second tips off the pad must show (a
-    pad fault is not taken for a person's handful)."""
+    pad fault is not taken for a person's handful). So too for the coin an
+    earlier handful left resting (``left``): the coin it tips off must show."""
     if len(moves) > 1:
         return True
     physics = search.physics
     for m in moves:
-        if m.kind != "handful" or m.side != 1:
+        if not (m.kind == "handful" and m.side == 1 or m.kind == "left"):
             continue
         sw = physics.geometry.entry_switches[m.s]
         idx = world.index
@@ -76,3 +78,65 @@ def handful_proven(search, world, moves, trace) -> bool:
         if list(one.exits) == list(trace.exits) and list(one.flips) == list(trace.flips):
             return False
     return True
+
+
+# A handful's last coin resting unseen. The coins of a handful meet their
+# entry's rocker one after another; when the one before flipped it over to
+# its inlet side, the next comes to rest on that empty pad and no sensor
+# says so. The next coin into that entry finds it: a resting coin no drop
+# was believed to leave. It is as likely as the handful it came with, more
+# than a coin put there by hand or a pad that starts to let coins go, and a
+# healthy story (the earlier drop was that many coins, the later one did
+# what a healthy board does with that coin on the pad). A hand had every
+# turn since to put a coin there, the handful only that one drop: against
+# a coin put by hand (a fixed prior per explanation), the handful's story
+# costs the number of turns since (so a pad unvisited for many turns is a
+# hand's coin, as before).
+LEFT = HANDFUL
+
+
+def left_moves(search, world, skip) -> list[Move]:
+    """The ``left`` moves: this drop's entry rockers whose last coin flipped
+    them over to their empty inlet pad (``search.fresh``: switch -> turns
+    since, from ``note_flipped_in``)."""
+    fresh = search.fresh
+    if not fresh:
+        return []
+    g = world.geometry
+    out = []
+    for e in sorted(set(search.entries)):
+        sw = g.entry_switches[e]
+        if sw in fresh and sw not in skip and sw not in world.index.slips and _empty_inlet(world.codes[sw], g.inlets[sw]):
+            out.append(Move("left", e, cost=LEFT - math.log(max(1, fresh[sw]))))
+    return out
+
+
+def _empty_inlet(code: int, inlet: int) -> bool:
+    return code != HOLE and not code & COIN and (code & PAD_R) == inlet
+
+
+def with_left(codes: bytes, cand, geometry) -> bytes:
+    """``codes`` with the coins ``cand``'s ``left`` moves found resting."""
+    out = bytearray(codes)
+    for m in cand.moves:
+        if m.kind == "left":
+            out[geometry.entry_switches[m.s]] |= COIN
+    return bytes(out)
+
+
+def note_flipped_in(fresh: dict, best, geometry, drop: int) -> None:
+    """Which entry rockers the best explanation of a group has a coin flip
+    over to their inlet side, the pad left empty, as the last thing done to
+    them (``fresh``: switch -> the number of the group's first drop); a
+    hand, a hall doubted, a coin put on or taken off, or any other coin
+    there forgets it."""
+    entry = set(geometry.entry_switches)
+    after = best.trace.codes
+    moved = {m.s for m in best.moves if m.kind.startswith("hand") or m.kind in ("pad", "add", "remove", "late", "lost")}
+    moved |= set(best.hand)
+    moved |= {geometry.index(f.switch) for f in best.derivation.new if getattr(f, "switch", None)}
+    for s in (best.trace.visited() | moved) & entry:
+        if s not in moved and best.trace.flips[s] and _empty_inlet(after[s], geometry.inlets[s]):
+            fresh[s] = drop
+        else:
+            fresh.pop(s, None)
