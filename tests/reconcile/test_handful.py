@@ -92,3 +92,14 @@ def test_a_coin_found_many_turns_later_is_a_hands():
     assert [r["verdict"] for r in out[:-1]] == ["ok"] * (len(out) - 1)
     assert out[-1]["entry"] == 2 and out[-1]["verdict"] == "mismatch"
     assert out[-1]["diagnosis"][0]["fault"] == "coin_added" and out[-1]["diagnosis"][0]["where"] == "R1S2"
+
+
+def test_a_handful_after_a_coin_in_the_same_group_is_timed_from_its_own_break():
+    """A coin into entry 2 (54.33) flips R1S2; 0.7 s later, while that group is
+    open, two coins in one break (55.04): the first rests on the pad the
+    first coin left empty, the second flips R1S2 back. The handful's flip
+    is timed from its own break (the flip before it is the earlier coin's):
+    three coins, no beam blamed (it was a coin the beam missed)."""
+    out = _reconcile(_case(CASE.parent / "handful_after_a_coin_in_one_group.jsonl"))
+    assert [r["verdict"] for r in out] == ["ok"] * 3
+    assert all(r["entry"] == 2 and r["entry_seen"] for r in out)

@@ -31,6 +31,18 @@ def handful_cost(extra: int) -> float:
     return HANDFUL + (extra - 1) * ANOTHER
 
 
+def hand_turns(search, world, e: int) -> float:
+    """The log of how many turns a hand has had to put a coin on entry
+    ``e``'s empty inlet pad (``search.fresh``, below): a coin there makes
+    what one more coin in the beam makes, so a handful's story is weighed
+    against that many chances of a hand's coin (a fixed prior per
+    explanation), not against one."""
+    g = world.geometry
+    sw = g.entry_switches[e]
+    k = search.fresh.get(sw, 1) if _empty_inlet(world.codes[sw], g.inlets[sw]) else 1
+    return math.log(max(1, k))
+
+
 def handful_moves(entries: list[int]) -> list[Move]:
     return [Move("handful", e, n) for e in sorted(set(entries)) for n in range(1, HANDFUL_MAX + 1)]
 
@@ -47,16 +59,20 @@ def handful_timely(obs, geometry, moves, trace) -> bool:
         if not n or not times:
             continue
         flips = [(t - (d or 0.0), t) for t, d in zip(times, obs.flip_spans.get(sw, ()))]
-        if not any(_together(flips, b, n) for b, e in obs.entries if e == m.s):
+        breaks = [b for b, e in obs.entries if e == m.s]
+        if not any(_together(flips, b, nxt, n) for b, nxt in zip(breaks, breaks[1:] + [math.inf])):
             return False
     return True
 
 
-def _together(flips: list, b: float, n: int) -> bool:
-    after = [f for f in flips if f[0] >= b - EARLY][:n]
-    if len(after) < n or after[0][0] > b + REACH:
+def _together(flips: list, b: float, nxt: float, n: int) -> bool:
+    """The rocker's flips from break ``b`` until that entry's next break
+    ``nxt`` (those are later coins'; the ones before ``b`` earlier coins')
+    began within REACH of it, each within WAIT of the one before."""
+    after = [f for f in flips if b - EARLY <= f[0] < nxt - EARLY][:n]
+    if not after or after[0][0] > b + REACH or (nxt == math.inf and len(after) < n and len(after) == len(flips)):
         return False
-    return all(nxt[0] - prev[1] <= WAIT for prev, nxt in zip(after, after[1:]))
+    return all(nxt_[0] - prev[1] <= WAIT for prev, nxt_ in zip(after, after[1:]))
 
 
 def handful_proven(search, world, moves, trace) -> bool:
@@ -107,12 +123,18 @@ def left_moves(search, world, skip) -> list[Move]:
     for e in sorted(set(search.entries)):
         sw = g.entry_switches[e]
         if sw in fresh and sw not in skip and sw not in world.index.slips and _empty_inlet(world.codes[sw], g.inlets[sw]):
-            out.append(Move("left", e, cost=LEFT - math.log(max(1, fresh[sw]))))
+            out.append(Move("left", e, cost=LEFT - hand_turns(search, world, e)))
     return out
 
 
 def _empty_inlet(code: int, inlet: int) -> bool:
     return code != HOLE and not code & COIN and (code & PAD_R) == inlet
+
+
+def turns_since(fresh: dict, drop: int) -> tuple[dict, dict]:
+    """``fresh`` (switch -> the drop that flipped it in) and, for the search,
+    switch -> turns since then."""
+    return fresh, {s: drop - n for s, n in fresh.items()}
 
 
 def with_left(codes: bytes, cand, geometry) -> bytes:

@@ -34,7 +34,7 @@ from .revise import Reviser, Revision
 from .reporting import drop_reports, stray_report
 from .search import Search
 from .late import note_settled
-from .handful import note_flipped_in, with_left
+from .handful import note_flipped_in, turns_since, with_left
 from .stray import explain_stray
 from .timing import Timing
 from .tipped import TipWatch
@@ -342,8 +342,7 @@ class Reconciler(PlainVerdicts):
         search = Search(self.physics, obs, [e for _, e in obs.entries], self.sensors, self.timing.chatter_window, self.labels,
                         self.budget, self.timing.flip_limit, self.proven, self.rates.spare_cost, frozenset(self.unsure))
         settling = search.settling = self.__dict__.setdefault("settling", {})  # (a checkpoint from before it has none)
-        fresh = self.__dict__.setdefault("fresh", {})
-        search.fresh = {s: self.drops + 1 - n for s, n in fresh.items()}  # turns since
+        fresh, search.fresh = turns_since(self.__dict__.setdefault("fresh", {}), self.drops + 1)
         if obs.entries:
             cands = search.run(live, searched)
         else:
@@ -381,8 +380,7 @@ class Reconciler(PlainVerdicts):
         order = drop_times(obs, best, self.timing.chatter_window)
         if not order:
             return [stray_report(self.physics, obs, best, found, ok, ranked, self.worlds[0].codes)]
-        # (a coin an earlier handful left resting unseen was there before this drop)
-        before = with_left(prev.codes, best, self.geometry) if ok else prev.codes
+        before = with_left(prev.codes, best, self.geometry) if ok else prev.codes  # with a handful's coin found resting
         reports = drop_reports(self.physics, obs, best, order, found, before, ok, ranked, self.drops + 1, self.worlds[0].codes,
                                self.timing.silence, self.timing.journey, self.timing.chatter_window)
         self.drops += len(reports)

@@ -31,7 +31,7 @@ from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
 from .sensors import derive, swapped
-from .handful import handful_cost, handful_proven, handful_timely
+from .handful import hand_turns, handful_cost, handful_proven, handful_timely
 from .unseen import search_unseen
 from .movegen import generate
 
@@ -172,7 +172,7 @@ class Search:
             elif k == "handful":  # m.side more coins in the beam with this entry's count
                 entries.extend([s] * m.side)
                 handful += m.side
-                cost += handful_cost(m.side)
+                cost += handful_cost(m.side) - hand_turns(self, world, s)
             elif k == "phantom":  # the beam broke with no coin: something blocks it from now on
                 entries.remove(s)
                 blocked = (s,)
