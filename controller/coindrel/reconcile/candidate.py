@@ -58,7 +58,7 @@ class Candidate:
     @property
     def size(self) -> int:
         """How many new things this explanation claims (for single-before-pair)."""
-        return sum(1 for m in self.moves if m.kind not in ("entry", "entry+rest", "unchatter", "phantom", "handful")) + len(self.derivation.new)
+        return sum(1 for m in self.moves if m.kind not in ("entry", "entry+rest", "unchatter", "phantom", "handful", "left")) + len(self.derivation.new)
 
     def new_faults(self) -> list:
         out = [m.fault for m in self.moves if m.fault is not None and m.kind not in ("fix", "spare")]

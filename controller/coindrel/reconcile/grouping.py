@@ -17,6 +17,13 @@ from ..engine.core import COIN, HOLE
 from ..events import EntryEvent, ExitEvent, SwitchEvent
 from .observed import SIDES
 
+# A coin slid slowly into its slot breaks the beam with its edge and may be
+# held there by the hand a second or more before it drops: the silence
+# after a coin went in, before anything of it is heard, is the player's, not
+# the board's (issue 13, board4: coins held 0.15-1.2 s were closed off as a
+# drop that made no event and then a coin the beam missed).
+HELD = 2.0
+
 
 class Predictor:
     """The believed board's prediction of a group, one coin at a time: the
@@ -146,7 +153,10 @@ class Group:
         return not any(a & COIN and not b & COIN for a, b in zip(p.codes, p.start) if a != HOLE and b != HOLE)
 
     def deadline(self, timing) -> float:
-        return self.last_t + (timing.quiet if self.complete() else timing.patience)
+        if self.complete():
+            return self.last_t + timing.quiet
+        held = isinstance(self.events[-1], EntryEvent) and self.events[-1].t >= self.last_t
+        return self.last_t + (max(HELD, timing.patience) if held else timing.patience)
 
     def ordered(self) -> list:
         return sorted(self.events, key=lambda e: e.t)

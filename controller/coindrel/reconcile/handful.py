@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from ..engine.core import COIN, HOLE, PAD_R
 from .candidate import Move
 
 # As likely as two coins that broke the beam twice (search.DOUBLE), each
@@ -30,6 +31,18 @@ def handful_cost(extra: int) -> float:
     return HANDFUL + (extra - 1) * ANOTHER
 
 
+def hand_turns(search, world, e: int) -> float:
+    """The log of how many turns a hand has had to put a coin on entry
+    ``e``'s empty inlet pad (``search.fresh``, below): a coin there makes
+    what one more coin in the beam makes, so a handful's story is weighed
+    against that many chances of a hand's coin (a fixed prior per
+    explanation), not against one."""
+    g = world.geometry
+    sw = g.entry_switches[e]
+    k = search.fresh.get(sw, 1) if _empty_inlet(world.codes[sw], g.inlets[sw]) else 1
+    return math.log(max(1, k))
+
+
 def handful_moves(entries: list[int]) -> list[Move]:
     return [Move("handful", e, n) for e in sorted(set(entries)) for n in range(1, HANDFUL_MAX + 1)]
 
@@ -46,28 +59,33 @@ def handful_timely(obs, geometry, moves, trace) -> bool:
         if not n or not times:
             continue
         flips = [(t - (d or 0.0), t) for t, d in zip(times, obs.flip_spans.get(sw, ()))]
-        if not any(_together(flips, b, n) for b, e in obs.entries if e == m.s):
+        breaks = [b for b, e in obs.entries if e == m.s]
+        if not any(_together(flips, b, nxt, n) for b, nxt in zip(breaks, breaks[1:] + [math.inf])):
             return False
     return True
 
 
-def _together(flips: list, b: float, n: int) -> bool:
-    after = [f for f in flips if f[0] >= b - EARLY][:n]
-    if len(after) < n or after[0][0] > b + REACH:
+def _together(flips: list, b: float, nxt: float, n: int) -> bool:
+    """The rocker's flips from break ``b`` until that entry's next break
+    ``nxt`` (those are later coins'; the ones before ``b`` earlier coins')
+    began within REACH of it, each within WAIT of the one before."""
+    after = [f for f in flips if b - EARLY <= f[0] < nxt - EARLY][:n]
+    if not after or after[0][0] > b + REACH or (nxt == math.inf and len(after) < n and len(after) == len(flips)):
         return False
-    return all(nxt[0] - prev[1] <= WAIT for prev, nxt in zip(after, after[1:]))
+    return all(nxt_[0] - prev[1] <= WAIT for prev, nxt_ in zip(after, after[1:]))
 
 
 def handful_proven(search, world, moves, trace) -> bool:
     """The cascade proves a second coin only where one coin on a pad that did
     not hold it (it bounced across, as the second coin does) would not have
     made the same events: the coin the second tips off the pad must show (a
-    pad fault is not taken for a person's handful)."""
+    pad fault is not taken for a person's handful). So too for the coin an
+    earlier handful left resting (``left``): the coin it tips off must show."""
     if len(moves) > 1:
         return True
     physics = search.physics
     for m in moves:
-        if m.kind != "handful" or m.side != 1:
+        if not (m.kind == "handful" and m.side == 1 or m.kind == "left"):
             continue
         sw = physics.geometry.entry_switches[m.s]
         idx = world.index
@@ -76,3 +94,71 @@ def handful_proven(search, world, moves, trace) -> bool:
         if list(one.exits) == list(trace.exits) and list(one.flips) == list(trace.flips):
             return False
     return True
+
+
+# A handful's last coin resting unseen. The coins of a handful meet their
+# entry's rocker one after another; when the one before flipped it over to
+# its inlet side, the next comes to rest on that empty pad and no sensor
+# says so. The next coin into that entry finds it: a resting coin no drop
+# was believed to leave. It is as likely as the handful it came with, more
+# than a coin put there by hand or a pad that starts to let coins go, and a
+# healthy story (the earlier drop was that many coins, the later one did
+# what a healthy board does with that coin on the pad). A hand had every
+# turn since to put a coin there, the handful only that one drop: against
+# a coin put by hand (a fixed prior per explanation), the handful's story
+# costs the number of turns since (so a pad unvisited for many turns is a
+# hand's coin, as before).
+LEFT = HANDFUL
+
+
+def left_moves(search, world, skip) -> list[Move]:
+    """The ``left`` moves: this drop's entry rockers whose last coin flipped
+    them over to their empty inlet pad (``search.fresh``: switch -> turns
+    since, from ``note_flipped_in``)."""
+    fresh = search.fresh
+    if not fresh:
+        return []
+    g = world.geometry
+    out = []
+    for e in sorted(set(search.entries)):
+        sw = g.entry_switches[e]
+        if sw in fresh and sw not in skip and sw not in world.index.slips and _empty_inlet(world.codes[sw], g.inlets[sw]):
+            out.append(Move("left", e, cost=LEFT - hand_turns(search, world, e)))
+    return out
+
+
+def _empty_inlet(code: int, inlet: int) -> bool:
+    return code != HOLE and not code & COIN and (code & PAD_R) == inlet
+
+
+def turns_since(fresh: dict, drop: int) -> tuple[dict, dict]:
+    """``fresh`` (switch -> the drop that flipped it in) and, for the search,
+    switch -> turns since then."""
+    return fresh, {s: drop - n for s, n in fresh.items()}
+
+
+def with_left(codes: bytes, cand, geometry) -> bytes:
+    """``codes`` with the coins ``cand``'s ``left`` moves found resting."""
+    out = bytearray(codes)
+    for m in cand.moves:
+        if m.kind == "left":
+            out[geometry.entry_switches[m.s]] |= COIN
+    return bytes(out)
+
+
+def note_flipped_in(fresh: dict, best, geometry, drop: int) -> None:
+    """Which entry rockers the best explanation of a group has a coin flip
+    over to their inlet side, the pad left empty, as the last thing done to
+    them (``fresh``: switch -> the number of the group's first drop); a
+    hand, a hall doubted, a coin put on or taken off, or any other coin
+    there forgets it."""
+    entry = set(geometry.entry_switches)
+    after = best.trace.codes
+    moved = {m.s for m in best.moves if m.kind.startswith("hand") or m.kind in ("pad", "add", "remove", "late", "lost")}
+    moved |= set(best.hand)
+    moved |= {geometry.index(f.switch) for f in best.derivation.new if getattr(f, "switch", None)}
+    for s in (best.trace.visited() | moved) & entry:
+        if s not in moved and best.trace.flips[s] and _empty_inlet(after[s], geometry.inlets[s]):
+            fresh[s] = drop
+        else:
+            fresh.pop(s, None)

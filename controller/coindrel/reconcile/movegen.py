@@ -13,7 +13,7 @@ from ..engine import EntrySensorDead, HallFault, Jam, PadNotHolding, SwitchStuck
 from ..engine.core import COIN, HOLE, PAD_R
 from .candidate import Move
 from .faults import FIXED, HALL_WAS_WRONG, INTERMITTENT, PRIOR, CoinAdded, CoinRemoved, MovedByHand
-from .handful import handful_moves
+from .handful import handful_moves, left_moves
 from .late import late_moves
 from .release import release_moves
 from .sensors import _fault
@@ -154,6 +154,7 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
                     out.append(Move("hand_at", s, k, fault=_fault(MovedByHand, label), cost=cost))
     if not base and search.sensors.entries:
         out += handful_moves(search.entries)
+    out += left_moves(search, world, base_pad)
     if search.settling and not any(m.kind == "late" for m in base):
         out += late_moves(search, world, base_pad)
     if not any(m.kind == "unchatter" for m in base):

@@ -6,6 +6,7 @@ the board was set anew, and what no fault explains."""
 from __future__ import annotations
 
 from .belief import UNEXPLAINED, Finding
+from .handful import with_left
 from .faults import EventsLost, Unexplained
 from .observed import Observed
 from .report import DropReport
@@ -22,9 +23,11 @@ class PlainVerdicts:
         """The observation is exactly what a healthy board in the believed state
         does (with the coins ``best`` found in the beams' counts: a handful)."""
         entries = [e for _, e in obs.entries]
+        codes = prev.codes
         if best is not None:
             entries += [m.s for m in best.moves if m.kind == "handful" for _ in range(m.side)]
-        trace = self.physics.run(bytearray(prev.codes), self.physics.starts(entries), self.physics.base)
+            codes = with_left(codes, best, self.geometry)  # and an earlier handful's coin it found resting
+        trace = self.physics.run(bytearray(codes), self.physics.starts(entries), self.physics.base)
         counts = list(obs.entry_counts)
         d = derive(obs, fault_index(frozenset(), self.geometry), self.labels, counts, trace, (), self.sensors, self.timing.chatter_window)
         return d is not None and not d.new

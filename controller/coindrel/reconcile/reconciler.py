@@ -34,6 +34,7 @@ from .revise import Reviser, Revision
 from .reporting import drop_reports, stray_report
 from .search import Search
 from .late import note_settled
+from .handful import note_flipped_in, turns_since, with_left
 from .stray import explain_stray
 from .timing import Timing
 from .tipped import TipWatch
@@ -279,6 +280,7 @@ class Reconciler(PlainVerdicts):
 
     def _set_belief(self, state: BoardState, keep_faults: bool, halls_right: bool) -> None:
         self.tips.clear()  # the board as set now: no coin tipped unseen before it
+        self.__dict__.get("fresh", {}).clear()  # nor a handful's coin left resting unseen
         if halls_right and keep_faults:
             self.worlds = vouched_worlds(self.worlds, state, self.readings, self.switch_index)
             return
@@ -340,6 +342,7 @@ class Reconciler(PlainVerdicts):
         search = Search(self.physics, obs, [e for _, e in obs.entries], self.sensors, self.timing.chatter_window, self.labels,
                         self.budget, self.timing.flip_limit, self.proven, self.rates.spare_cost, frozenset(self.unsure))
         settling = search.settling = self.__dict__.setdefault("settling", {})  # (a checkpoint from before it has none)
+        fresh, search.fresh = turns_since(self.__dict__.setdefault("fresh", {}), self.drops + 1)
         if obs.entries:
             cands = search.run(live, searched)
         else:
@@ -373,10 +376,12 @@ class Reconciler(PlainVerdicts):
         provenance(self.worlds, self.physics)
         self._prove(best)
         note_settled(settling, best, obs.t1)
+        note_flipped_in(fresh, best, self.geometry, self.drops + 1)
         order = drop_times(obs, best, self.timing.chatter_window)
         if not order:
             return [stray_report(self.physics, obs, best, found, ok, ranked, self.worlds[0].codes)]
-        reports = drop_reports(self.physics, obs, best, order, found, prev.codes, ok, ranked, self.drops + 1, self.worlds[0].codes,
+        before = with_left(prev.codes, best, self.geometry) if ok else prev.codes  # with a handful's coin found resting
+        reports = drop_reports(self.physics, obs, best, order, found, before, ok, ranked, self.drops + 1, self.worlds[0].codes,
                                self.timing.silence, self.timing.journey, self.timing.chatter_window)
         self.drops += len(reports)
         self.tips.after_group(best.codes0, best.trace.flips, best.trace.visited(), self.worlds[0].codes, reports)

@@ -34,7 +34,7 @@ from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
 from .sensors import _fault, derive, swapped
-from .handful import handful_cost, handful_proven, handful_timely
+from .handful import hand_turns, handful_cost, handful_proven, handful_timely
 from .unseen import search_unseen
 from .movegen import generate
 
@@ -75,7 +75,7 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("handful", "stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed",
+MOVE_KINDS = ("handful", "left", "stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed",
               "unchatter", "hand", "hand_after", "hand_at", "cleared", "cleared+", "release", "release+", "late", "phantom")
 
 
@@ -97,6 +97,7 @@ class Search:
         self.proven = proven  # switches whose pad side a cascade has confirmed since the hall alone last set it
         self.unsure = unsure  # switches whose pad nobody saw while events were lost (a coin may rest there, or not)
         self.settling: dict = {}  # switch -> when a coin came to rest there lately (it may still slide off)
+        self.fresh: dict = {}  # entry switch -> turns since a coin last flipped it over to its empty inlet pad (handful.py)
         self.evaluations = 0
         self.other = 0  # units of the rest of the diagnosis: moves made, explanations timed (causal.time_candidates)
         self.limit = WORK_LIMIT * budget
@@ -131,6 +132,7 @@ class Search:
         sticky = None
         blocked = ()
         handful = 0
+        left = False
         for m in moves:
             cost += m.cost
             k, s = m.kind, m.s
@@ -163,6 +165,9 @@ class Search:
                     jams.discard((s, m.side))
             elif k in ("release", "release+"):  # the coins stopped there fall on (and this group's pass)
                 tipped += released(world, m, jams, freed, removed, self.physics.geometry, self.labels)
+            elif k == "left":  # an earlier handful's last coin rests on this entry's pad, unseen
+                codes[self.physics.geometry.entry_switches[s]] |= COIN
+                left = True
             elif k == "missed":  # an earlier coin this entry's beam missed rests on its pad
                 codes[self.physics.geometry.entry_switches[s]] |= COIN
             elif k in ("entry", "entry+rest"):
@@ -174,7 +179,7 @@ class Search:
             elif k == "handful":  # m.side more coins in the beam with this entry's count
                 entries.extend([s] * m.side)
                 handful += m.side
-                cost += handful_cost(m.side)
+                cost += handful_cost(m.side) - hand_turns(self, world, s)
             elif k == "phantom":  # the beam broke with no coin: something blocks it from now on
                 entries.remove(s)
                 blocked = (s,)
@@ -228,7 +233,7 @@ class Search:
         counts = [0] * self.obs.entry_count
         for e in entries:
             counts[e] += 1
-        if handful:
+        if handful or left:
             if not handful_timely(self.obs, self.physics.geometry, moves, trace) or not handful_proven(self, world, moves, trace):
                 return trace, None
             for m in moves:
