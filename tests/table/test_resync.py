@@ -208,7 +208,9 @@ def test_a_drop_the_hub_goes_quiet_in_is_not_closed_before_the_link_says_why(tmp
         rig.table.step()
     assert len(rig.reports) == before, [r.diagnosis for r in rig.reports[before:]]
     rig.table.handle_event(StatusEvent(hub.t, "disconnected", "no data from the hub for 1.5 s"))
-    for _ in range(100):  # the link is down: the reconciler was told, the drop closes
+    from coindrel.reconcile.outage import HOLD_AWAY
+
+    for _ in range(int((HOLD_AWAY + 5.0) / STEP)):  # the link stays down: the drop waits for it, then closes
         rig.now[0] += STEP
         rig.table.step()
         if len(rig.reports) > before:

@@ -140,7 +140,9 @@ def test_the_readmes_script_raises_no_false_hall_alarm(tmp_path, hub):
     assert r["over"] and r["errors"] == [] and r["faults"] == [], text
     assert HALL_BLAME not in text, text
     said = [m["said"] for m in r["mismatch_drops"]] + [a["said"] for a in r["other_alerts"]]
-    assert said and "lost events" in said[0], text
+    # the drop the unplug cut is lost, unless it was seen whole and the rebooted hub's snapshot
+    # showed no rocker moved (then it is checked as it is: issue 13); the first alarm names the outage
+    assert said and ("lost events" in said[0] or "while the hub's events were lost" in said[0]), text
     # a lost drop leaves its resting coins unknown (no sensor sees a coin on a pad); a later drop
     # may correct a believed coin, but nothing else may be blamed (open: name the outage, not a hand)
     assert all("lost events" in s or "coin" in s for s in said), text

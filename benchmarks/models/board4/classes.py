@@ -4,8 +4,11 @@ a coin held in a slot, a rocker's bounce or rattle, a hub restart).
 
 A flagged record's class is the notes of the coins in its group (from 1.5 s
 before its entry to its end) and of the notes near it; a flagged record with
-none is a *follow-on* when an earlier record of the same session was flagged
-(the belief it was predicted from was already wrong), else "unexplained".
+none is *found later* when the coin into its entry before it was one of a
+handful in the beam together (its last coin may have rested unseen on the
+entry's pad, found by this one), a *follow-on* when an earlier record of the
+same session was flagged (the belief it was predicted from was already
+wrong), else "unexplained".
 
     PYTHONPATH=controller python -m benchmarks.models.board4.classes --seeds 0 100
 """
@@ -20,6 +23,9 @@ from collections import Counter
 
 from benchmarks import scoring
 from benchmarks.models.board4 import Session
+
+
+BEAM = "in the entry beam with the coin before"
 
 
 def _kind(note: str) -> str:
@@ -38,7 +44,13 @@ def classify(records: list[dict], truth: list[dict]) -> list[tuple[str, dict]]:
         t0, t1 = r.get("t", 0.0) - 1.5, (r.get("t_end") or r.get("t", 0.0)) + 0.1
         why = {_kind(n) for c in coins if t0 <= c["t"] <= t1 for n in c.get("notes", ())}
         why |= {_kind(d["what"]) for d in loose if t0 - 1.0 <= d["t"] <= t1 + 1.0}
-        key = " + ".join(sorted(why)) if why else ("follow-on" if seen_flag else "unexplained")
+        before = [c for c in coins if c["t"] < t0 and c["entry"] == r.get("entry")]
+        if why:
+            key = " + ".join(sorted(why))
+        elif before and BEAM in before[-1].get("notes", ()):
+            key = "found later: " + BEAM
+        else:
+            key = "follow-on" if seen_flag else "unexplained"
         out.append((key, r))
         seen_flag = True
     return out

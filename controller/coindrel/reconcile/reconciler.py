@@ -27,6 +27,7 @@ from .grouping import Group, Predictor
 from .health import HealthTracker
 from .observed import SIDES, Observed, Sensors, observe_events
 from .physics import Physics
+from .outage import LinkOutage
 from .plainverdicts import PlainVerdicts
 from .rates import Rates
 from .report import DropReport, drop_times
@@ -58,7 +59,7 @@ def initial_readings(state: BoardState) -> list[str]:
     return ["none" if c == HOLE else "LR"[c & PAD_R] for c in state.codes]
 
 
-class Reconciler(PlainVerdicts):
+class Reconciler(PlainVerdicts, LinkOutage):
     # Report-only catalog rows: the step that reports them.
     REPORTS = {catalog.EVENTS_LOST: "_lost", catalog.UNEXPLAINED: "_unexplained"}
     _tail: Group | None = None  # (class defaults: a checkpoint from before they existed has neither)
@@ -123,32 +124,13 @@ class Reconciler(PlainVerdicts):
     def feed(self, ev) -> None:
         """One board event (or a source's status event), in time order."""
         if isinstance(ev, StatusEvent):
-            if self._group is not None and ev.t > self._group.deadline(self.timing) and not (
-                    self._cut() and ev.state in ("connected", "resync")):  # the board seen again finishes it
-                # The drop ended before the link went: what the live table's
-                # poll closes between events, a log's replay closes here, so
-                # both reconcile it alike (it lost nothing).
-                self._close()
-            elif self._group is not None and ev.state in ("lost", "disconnected", "resync", "error") \
-                    and self._group.accounted(ev.t, self.timing.silence):
-                # The link went down in the drop's quiet spell, but no coin of
-                # it could still be falling: it is checked as it is (issue 13).
-                self._close()
-            if ev.state in ("lost", "resync"):  # events the hub could not give back, or a hub that restarted
-                self.unsure = {i for i, c in enumerate(self.worlds[0].codes) if c != HOLE}
-            if ev.state in ("connected", "disconnected"):
-                self.away = ev.state == "disconnected"
-            if ev.state in ("lost", "disconnected", "resync", "error"):
-                if self._group is not None:
-                    self._group.lost += max(1, ev.count)
-                else:
-                    self._lost_at = ev.t
+            self._status(ev)
             return
         if isinstance(ev, SwitchEvent) and ev.switch not in self.switch_index:
             raise EventError(f"switch event names {ev.switch}, which is not on board {self.geometry.name!r}")
         group = self._group
         if group is not None and (
-            ev.t > group.deadline(self.timing)
+            ev.t > self._deadline()
             # A coin going in after a quiet spell is the next drop, once the open
             # group has all it expects; while it still waits for a coin (one
             # falling two rows down an edge lane, or waiting for a busy rocker),
@@ -169,7 +151,7 @@ class Reconciler(PlainVerdicts):
             self._lost_at = None
         else:
             group.add(ev, self.switch_index)
-            if isinstance(ev, EntryEvent) and not group.lost and len(group.entries) > 1 and ev.t - group.events[0].t > STREAM_HORIZON:
+            if isinstance(ev, EntryEvent) and not group.lost and not self._outage() and len(group.entries) > 1 and ev.t - group.events[0].t > STREAM_HORIZON:
                 self._split(group, ev.t)
 
     def _split(self, group: Group, now: float) -> None:
@@ -199,7 +181,8 @@ class Reconciler(PlainVerdicts):
 
     def poll(self, now: float) -> list[DropReport]:
         """Reports of every drop finished by ``now`` (board clock)."""
-        if self._group is not None and now > self._group.deadline(self.timing) and not (self.away and self._cut()):
+        if self._group is not None and now > self._deadline() and not (self.away and self._cut()) \
+                and not self._waiting(now):
             self._close()
         out, self._out = self._out, []
         return out
@@ -311,6 +294,7 @@ class Reconciler(PlainVerdicts):
 
     def _close(self) -> None:
         group, self._group = self._group, None
+        group.lost += self._outage_lost(group)
         obs = observe_events(group.ordered(), self.readings, self.switch_index, self.geometry.switch_count, self.geometry.exit_count,
                              self.geometry.entry_count).mark_coin_like(self.timing.flip_limit, self.timing.flip_floor)
         if obs.changes_nothing():
