@@ -59,7 +59,7 @@ def test_coins_in_time_do_what_the_engine_says():
 
 @pytest.mark.parametrize("seed", [3, 4, 11, 12])
 def test_healthy_logs_keep_the_hubs_rules_and_their_shadow(seed):
-    session = Session(seed, drops=40)
+    session = Session(seed, drops=40, restarts=False)
     log, truth = session.run()
     parsed = load([json.dumps(d) for d in log])
     assert len(parsed.events) == len(log) - 1
@@ -76,6 +76,25 @@ def test_healthy_logs_keep_the_hubs_rules_and_their_shadow(seed):
     assert not scoring.faults_of(truth)
     # every group of coins sensed as the engine has it, from the header's board on
     assert first_unlike(log[0]["state"], coins, session.physics, -1.0) is None
+
+
+def test_a_hub_restart_loses_what_fell_meanwhile_and_reports_the_snapshot():
+    for seed in range(60):
+        log, truth = Session(seed, drops=40).run()
+        notes = [d for d in truth if d.get("kind") == "note" and d["what"] == "restart"]
+        if notes:
+            break
+    else:
+        raise AssertionError("no session of 60 had a hub restart")
+    r = notes[0]
+    states = [d for d in log[1:] if d["kind"] == "status"]
+    assert [d["state"] for d in states][:3] == ["disconnected", "connected", "resync"]
+    assert not any(r["t"] + 0.021 < d["t"] < r["end"] - 0.006 for d in log[1:] if d["kind"] != "status")
+    lost = [d for d in states if d["state"] == "lost"]
+    assert (lost[0]["count"] if lost else 0) == r["changed"]
+    ts = [d["t"] for d in log[1:]]
+    assert ts == sorted(ts)
+    load([json.dumps(d) for d in log])
 
 
 def test_a_stream_never_goes_quiet_and_still_agrees():

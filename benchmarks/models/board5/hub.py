@@ -156,3 +156,42 @@ def render(ch: Channel, a0: float, motions: list, extras: list, fault: dict | No
                     events.append((since, c, int(round(first_raw))))
                 current, cand, count = c, None, 0
     return [(t, p, max(0, min(4095, r))) for t, p, r in events]
+
+
+def restart(events: list, t_r: float, boot: float, err: float, heartbeat: float = 0.5) -> tuple[list, dict]:
+    """A hub that resets at ``t_r`` (a brown-out as the dropper fires, the
+    watchdog): the port goes away, the hub boots for ``boot`` seconds, the
+    controller says ``disconnected`` at the last frame it heard, then
+    ``connected`` and ``resync`` (board time continuing, ``err`` s off),
+    asks for a snapshot and reports every switch that reads differently
+    behind a ``lost`` status (PROTOCOL.md section 5; what changed while the
+    hub was down is all it can know; beams are gone).
+
+    ``events``: [(board time, order, event)] sorted. Returns the new list
+    and what it did (for the truth)."""
+    before = [e for e in events if e[0] < t_r]
+    back = t_r + boot
+    t_snap = back + 0.03
+    heard = max([e[0] for e in before] + [math.floor(t_r / heartbeat) * heartbeat])
+    known, now = {}, {}
+    for t, _, e in events:
+        if e["kind"] == "switch":
+            if t < t_r:
+                known[e["switch"]] = (e["pos"], e["raw"])
+            if t <= t_snap:
+                now[e["switch"]] = (e["pos"], e["raw"])
+    changed = [(label, pos, raw) for label, (pos, raw) in sorted(now.items()) if known.get(label, (None,))[0] != pos]
+    out = list(before)
+    out.append((heard, 2, {"kind": "status", "state": "disconnected",
+                           "detail": "hub on /dev/ttyACM0: the port went away; waiting for it to come back"}))
+    out.append((back + err, 2, {"kind": "status", "state": "connected", "detail": "hub on /dev/ttyACM0"}))
+    out.append((back + err, 2, {"kind": "status", "state": "resync",
+                                "detail": "the hub restarted (a new boot); board time continues"}))
+    if changed:
+        what = ", ".join(f"{label} {pos}" for label, pos, _ in changed)
+        out.append((t_snap + err, 2, {"kind": "status", "state": "lost", "count": len(changed),
+                                      "detail": f"changed unseen (the hub's snapshot): {what}"}))
+        out += [(t_snap + err, 3, {"kind": "switch", "switch": label, "pos": pos, "raw": raw}) for label, pos, raw in changed]
+    out += [(t + err, o, e) for t, o, e in events if t >= back]
+    lost = [e for t, _, e in events if t_r <= t < back]
+    return out, {"t": t_r, "back": back, "err": err, "lost": len(lost), "changed": len(changed)}

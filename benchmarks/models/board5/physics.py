@@ -163,7 +163,8 @@ class Physics:
         if self.coins[s]:
             self.coins[s] = 0
             resting = Coin(coin.drop, self.rng.random() < 0.4, self.rng.uniform(0.95, 1.1))
-            self.push(t_lever + 0.75 * d, "leave", resting, s, old)
+            # a coin lying on the pad slides off once it tilts far enough: a moment later
+            self.push(t_lever + 0.75 * d + self.rng.uniform(0.0, 0.06), "leave", resting, s, old)
 
     def hand_flip(self, t: float, s: int) -> None:
         """A person turns a rocker over (slowly); a coin on its pad falls out."""

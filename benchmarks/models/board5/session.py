@@ -7,7 +7,8 @@ same instant, two touching coins into one entry (the beam clears between
 them for a millisecond or more: sensing.md, one break per coin), coins
 dropped from high; between turns now and then a child taps a rocker, or
 someone leans on one, without turning it; a phone laid by the board pushes
-a few neighbouring readings for some milliseconds."""
+a few neighbouring readings for some milliseconds. Some sessions' hub
+resets once, most often while a cascade is falling (``hub.restart``)."""
 
 from __future__ import annotations
 
@@ -16,16 +17,17 @@ import random
 
 from . import layout as lay
 from .faults import PHYSICAL, Faults
-from .hub import Hub, render
+from .hub import Hub, render, restart
 from .physics import Coin, Physics
 
 TAP, LEAN, PHONE = 0.012, 0.005, 0.006  # chances per quiet spell (healthy behaviours, tagged)
 
 
 class Session:
-    def __init__(self, seed: int, drops: int = 70, stream: float | None = None, faults=(), quiet_extras: bool = True):
+    def __init__(self, seed: int, drops: int = 70, stream: float | None = None, faults=(), quiet_extras: bool = True,
+                 restarts: bool = True):
         self.seed, self.drops, self.stream, self.specs = seed, drops, stream, list(faults)
-        self.quiet_extras = quiet_extras
+        self.quiet_extras, self.restarts = quiet_extras, restarts
 
     def run(self) -> tuple[list[dict], list[dict]]:
         rng = random.Random(self.seed)
@@ -137,6 +139,19 @@ class Session:
                                  end, random.Random(seed))
                 truth.hall_first_effect(faults, s, hall, healthy, hub)
         events.sort(key=lambda e: (e[0], e[1]))
+        if self.restarts and not faults.all and rng.random() < 0.12 and coins:
+            # the hub resets once, most often while a cascade is falling
+            c = rng.choice(coins[: max(1, len(coins) - 3)])
+            events, what = restart(events, c["t"] + rng.uniform(0.0, 0.9), rng.uniform(0.6, 1.8), rng.uniform(-0.005, 0.02))
+            events.sort(key=lambda e: (e[0], e[1]))
+            for c in coins:
+                span = phys.span.get(c["drop"], [c["t"], c["t"]])
+                if span[0] <= what["back"] and span[1] >= what["t"] - 0.6:
+                    c["tags"].append("restart")  # its events (or its quiet spell) met the hub's reset
+                if c["t"] >= what["back"]:
+                    c["t"] = round(c["t"] + what["err"], 6)
+            notes.append({"kind": "note", "what": "restart", "where": "hub", "t": what["t"], "end": what["back"],
+                          "lost": what["lost"], "changed": what["changed"]})
         header = {"kind": "header", "board": "standard", "variants": {"holes": False}, "state": start_rows}
         log = [header] + [dict(e, t=t) for t, _, e in events]
         return log, truth.make(coins, notes, phys, hub, faults, log)
