@@ -38,10 +38,15 @@ def classify(records: list[dict], truth: list[dict]) -> list[tuple[str, int, dic
         if r.get("verdict") != "mismatch":
             continue
         t0, t1 = r.get("t", 0.0), r.get("t_end", r.get("t", 0.0))
-        near = [n for n in notes if t0 - 1.5 <= n["t"] <= t1 + 0.5]
+        near = [n for n in notes if t0 - 1.5 <= n["t"] <= t1 + 0.5 and n["what"] != "restart"]
         group = [c for c in coins if t0 - 1.0 <= c["t"] <= t1 + 0.05]
         tags = {t for c in group for t in c.get("tags", ())}
-        if near:
+        said = " ".join(d.get("say", "") for d in r.get("diagnosis", []))
+        reset = [n for n in notes if n["what"] == "restart" and n["t"] - 2.0 <= t1
+                 and (t0 <= n["end"] + 3.0 or "events were lost" in said or "lost events" in said)]
+        if reset or "restart" in tags:
+            cls = "hub reset (at or after)"
+        elif near:
             cls = f"{near[0]['what']} between turns"
         elif r.get("drop") is None:
             cls = "outside any drop, no note"
@@ -70,12 +75,13 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, nargs=2, default=(1000, 1100), metavar=("FROM", "TO"))
     ap.add_argument("--drops", type=int, default=70)
     ap.add_argument("--no-extras", action="store_true", help="no taps, leans or phones between turns")
+    ap.add_argument("--no-restarts", action="store_true", help="no hub resets")
     ap.add_argument("--cases", type=Path, help="save one cut-down example log per class here")
     a = ap.parse_args(argv)
     count, names, examples = Counter(), defaultdict(Counter), {}
     drops = 0
     for seed in range(*a.seeds):
-        log, truth = Session(seed, drops=a.drops, quiet_extras=not a.no_extras).run()
+        log, truth = Session(seed, drops=a.drops, quiet_extras=not a.no_extras, restarts=not a.no_restarts).run()
         records = reconcile(log)
         drops += len(scoring.coins_of(truth))
         for cls, k, coin in classify(records, truth):
