@@ -44,8 +44,15 @@ def classify(records: list[dict], truth: list[dict]) -> list[tuple[str, int, dic
         said = " ".join(d.get("say", "") for d in r.get("diagnosis", []))
         reset = [n for n in notes if n["what"] == "restart" and n["t"] - 2.0 <= t1
                  and (t0 <= n["end"] + 3.0 or "events were lost" in said or "lost events" in said)]
+        prev = next((records[j]["state"] for j in range(k - 1, -1, -1) if records[j].get("state")), None)
+        coin = coin_of.get(k)
+        off = coin is not None and coin.get("before") and prev is not None and prev != coin["before"]
         if reset or "restart" in tags:
             cls = "hub reset (at or after)"
+        elif off and any(n["what"] == "restart" and n["t"] < t0 for n in notes):
+            cls = "hub reset (the belief off since)"
+        elif off:
+            cls = "belief already off before the drop"
         elif near:
             cls = f"{near[0]['what']} between turns"
         elif r.get("drop") is None:
@@ -55,7 +62,7 @@ def classify(records: list[dict], truth: list[dict]) -> list[tuple[str, int, dic
             if cls is None:
                 cls = "follow-on" if last_flag is not None and t0 - last_flag < 6.0 else "plain"
         last_flag = t1
-        out.append((cls, k, coin_of.get(k)))
+        out.append((cls, k, coin))
     return out
 
 
