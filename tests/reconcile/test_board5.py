@@ -160,3 +160,19 @@ def test_moved_by_hand_and_unseated_show_at_their_first_reading():
 def test_an_unknown_fault_name_is_refused_with_the_names():
     with pytest.raises(ValueError, match="no fault named 'stuck'.*switch_stuck"):
         Session(1, faults=[("stuck", "R1S1", 3, 1.0, {})]).run()
+
+
+def test_a_coin_no_sensor_saw_shows_where_a_later_coin_meets_its_pad():
+    """entry_sensor_dead: a missed coin that rests at once says nothing; its
+    fault shows at the next coin the resting coin changes."""
+    for seed in range(80):
+        session = Session(seed, drops=40, faults=[("entry_sensor_dead", "entry 3", 6, 1.0, {})], restarts=False)
+        log, truth = session.run()
+        coins = scoring.coins_of(truth)
+        f = scoring.faults_of(truth)[0]
+        missed = [c for c in coins if c["entry"] == 3 and c["t"] > f["t"]]
+        empty = {"entry": 0, "exits": [], "flips": {}}
+        if missed and session.physics.seen.get(missed[0]["drop"], empty) == empty and f.get("first_drop"):
+            assert f["first_drop"] > missed[0]["drop"]
+            return
+    raise AssertionError("no session of 80 had a missed coin resting at once")

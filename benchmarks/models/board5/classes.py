@@ -1,7 +1,6 @@
 """False alarms on board5's healthy sessions, sorted by what the board did
 (the truth's tags and notes, never the reconciler's internals), with an
-example per class; ``--cases DIR`` saves each class's example cut down to
-the drops around it (the header the true board at a calm moment before).
+example per class (``cases/make.py`` cuts the cases out).
 
     PYTHONPATH=controller python -m benchmarks.models.board5.classes --seeds 1000 1100
 """
@@ -12,7 +11,6 @@ import argparse
 import json
 import sys
 from collections import Counter, defaultdict
-from pathlib import Path
 
 from benchmarks import scoring
 from benchmarks.models.board5 import Session
@@ -66,24 +64,12 @@ def classify(records: list[dict], truth: list[dict]) -> list[tuple[str, int, dic
     return out
 
 
-def cut(log: list[dict], truth: list[dict], record: dict) -> list[dict] | None:
-    """The log from the last calm coin at or before ``record``'s, through its group and 1.5 s more."""
-    calm = [c for c in scoring.coins_of(truth) if c.get("before") and c["t"] <= record["t"] + 1e-6]
-    if not calm:
-        return None
-    c0 = calm[-1]
-    t_end = record.get("t_end", record["t"]) + 1.5
-    head = dict(log[0], state=c0["before"])
-    return [head] + [e for e in log[1:] if c0["t"] - 0.002 <= e["t"] <= t_end]
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, nargs=2, default=(1000, 1100), metavar=("FROM", "TO"))
     ap.add_argument("--drops", type=int, default=70)
     ap.add_argument("--no-extras", action="store_true", help="no taps, leans or phones between turns")
     ap.add_argument("--no-restarts", action="store_true", help="no hub resets")
-    ap.add_argument("--cases", type=Path, help="save one cut-down example log per class here")
     a = ap.parse_args(argv)
     count, names, examples = Counter(), defaultdict(Counter), {}
     drops = 0
@@ -102,15 +88,6 @@ def main(argv=None) -> int:
         top = ", ".join(f"{k} {v}" for k, v in names[cls].most_common(4))
         print(f"- {cls}: {n} (first named: {top}); e.g. seed {seed}: "
               + json.dumps({k: r.get(k) for k in ("drop", "t", "entry", "expected", "observed")})[:400])
-        if a.cases:
-            part = cut(log, truth, r)
-            if part is None:
-                continue
-            again = [x for x in reconcile(part) if x.get("verdict") == "mismatch"]
-            name = cls.replace(" ", "_").replace(",", "")
-            a.cases.mkdir(parents=True, exist_ok=True)
-            (a.cases / f"{name}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in part))
-            print(f"  saved {a.cases / (name + '.jsonl')}: {len(part) - 1} events, {len(again)} flagged when reconciled alone")
     return 0
 
 

@@ -16,7 +16,7 @@ import math
 import random
 
 from . import layout as lay
-from .faults import PHYSICAL, Faults
+from .faults import Faults
 from .hub import Hub, render, restart
 from .physics import Coin, Physics
 

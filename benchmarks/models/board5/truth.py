@@ -72,20 +72,27 @@ def _groups(coins, phys):
 def first_unlike(rows: list[str], coins: list[dict], phys, t0: float):
     """The first group of coins after ``t0`` whose sensed outcome is not the
     engine's from board ``rows`` (rules.md section 9), evolved group by
-    group; None when every one is."""
+    group; None when every one is. A coin no sensor saw at all (its entry
+    beam missed it and it came to rest at once) shows nothing yet: the
+    board goes on as the controller can know it, without that coin, and the
+    difference shows when a later coin meets its pad."""
     from coindrel.engine import BoardState, drop
 
+    empty = {"entry": 0, "exits": [], "flips": {}}
     board = BoardState.parse(rows)
     for group in _groups(sorted((c for c in coins if c["t"] > t0), key=lambda c: c["t"]), phys):
-        o = drop(board, [c["entry"] - 1 for c in group])
+        seen = [c for c in group if phys.seen.get(c["drop"], empty) != empty]
+        if not seen:
+            continue
+        o = drop(board, [c["entry"] - 1 for c in seen])
         flips, exits, entries = Counter(), [], 0
-        for c in group:
-            seen = phys.seen.get(c["drop"], {"entry": 0, "exits": [], "flips": {}})
-            entries += seen["entry"]
-            exits += seen["exits"]
-            flips.update(seen["flips"])
+        for c in seen:
+            got = phys.seen[c["drop"]]
+            entries += got["entry"]
+            exits += got["exits"]
+            flips.update(got["flips"])
         want = {s: n for s, n in enumerate(o.flip_counts) if n}
-        if entries != len(group) or sorted(exits) != sorted(o.exits) or dict(flips) != want:
+        if entries != len(seen) or sorted(exits) != sorted(o.exits) or dict(flips) != want:
             return group
         board = o.board
     return None
