@@ -142,11 +142,14 @@ def test_a_fault_shows_first_where_its_shadow_differs(name, where):
 @pytest.mark.parametrize("mode", ["frozen", "drift", "inverted"])
 def test_hall_faults_show_in_the_readings(mode):
     _, log, truth, f = _fault_run("hall_fault", "R2S4", {"mode": mode})
-    after = [e for e in log[1:] if e.get("switch") == "R2S4" and e["t"] >= f["first_effect"] - 1e-6]
     if mode == "frozen":
-        assert not after  # a stuck channel says nothing more
-    else:
-        assert after and after[0]["t"] == pytest.approx(f["first_effect"], abs=1e-5)
+        # a stuck channel says nothing more; it shows at the first coin whose flip it leaves out
+        assert not [e for e in log[1:] if e.get("switch") == "R2S4" and e["t"] >= f["t"]]
+        if f.get("first_drop") is not None:
+            assert f["id"] in next(c for c in scoring.coins_of(truth) if c["drop"] == f["first_drop"])["acted"]
+        return
+    after = [e for e in log[1:] if e.get("switch") == "R2S4" and e["t"] >= f["first_effect"] - 1e-6]
+    assert after and after[0]["t"] == pytest.approx(f["first_effect"], abs=1e-5)
 
 
 def test_moved_by_hand_and_unseated_show_at_their_first_reading():

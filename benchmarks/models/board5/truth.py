@@ -49,6 +49,13 @@ def make(coins, notes, phys, hub, faults, log) -> list[dict]:
         elif f.name == "moved_by_hand":
             t0 = hub.stamp(f.t) - 1e-6
             row["first_effect"] = next((e["t"] for e in log[1:] if e.get("switch") == f.where and e["t"] >= t0), None)
+        elif f.hall is not None and f.hall["mode"] == "frozen" and any(f.id in ids for ids in phys.acted.values()):
+            # a stuck channel shows first as the flip it does not report: that coin's drop
+            d = min(d for d, ids in phys.acted.items() if f.id in ids)
+            if phys.overlapped(d):
+                row["first_effect"] = f.first_effect
+            else:
+                row["first_drop"] = d
         elif getattr(f, "first_effect", None) is not None:
             row["first_effect"] = f.first_effect
         out.append(row)
