@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from .errors import CoindrelError, quoted
-from .engine.core import ENTRY_COUNT, EXIT_COUNT, EngineError, parse_switch_label
+from .engine.core import ENTRY_COUNT, EXIT_COUNT, parse_switch_label
 
 POSITIONS = ("L", "R", "mid", "none")
 

@@ -212,6 +212,8 @@ def test_terminal_emulators_draw_in_a_real_terminal(driver, mark):
     out = b"".join(chunks).decode("utf-8", "replace")
     assert proc.returncode == 0, out[-2000:]
     assert "SHOWN True" in out and mark in out
+    # luma's exit hook ran the cleanup again: asciiblock cleared the screen over what came after (the sim's summary)
+    assert "\x1b[2J" not in out.split("SHOWN True")[-1]
 
 
 def test_opener_reinitialises_with_luma_s_own_constructor_on_the_same_bus():

@@ -154,3 +154,9 @@ def test_lost_events_outside_a_drop_do_not_speak_of_this_drop():
                           diagnosis=[Finding(EventsLost(count=2), 1.0)]))
     assert "while no drop was falling" in s.facts[0]
     assert not any("this drop" in f for f in s.findings) and "lost events" in s.findings[0]
+
+
+def test_a_stray_report_with_no_events_says_the_board_changed():
+    """It said "Seen: the board, while no drop was falling"."""
+    s = stray_view(report(drop=None, entry=None, events=[], diagnosis=[]))
+    assert s.facts[0] == "The board changed while no drop was falling."

@@ -245,3 +245,26 @@ def test_deploy_without_the_tool_says_it_is_not_installed_and_how(tmp_path, monk
     err = capsys.readouterr().err
     assert f"coindrel hub: {tool} is not installed" in err and f"{tmp_path / 'bin' / 'pip'} install {tool}" in err
     assert "'.[firmware]'" in err and "No such file" not in err, err
+
+
+def test_deploy_and_the_link_commands_take_either_port_or_url_and_deploy_refuses_a_network_address(capsys):
+    """hub deploy said --port, hub info --url: a newcomer typed the other one and got a usage error."""
+    from coindrel.cli import main
+
+    assert main(["hub", "deploy", "--url", "socket://127.0.0.1:7777", "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "needs the Pico on USB" in err and "--port /dev/ttyACM0" in err
+    assert main(["hub", "info", "--port", "/nonexistent/hub"]) == 2
+    assert "/nonexistent/hub" in capsys.readouterr().err
+
+
+def test_an_installed_coindrel_finds_the_firmware_of_the_checkout_it_runs_in(tmp_path, monkeypatch):
+    from coindrel.commands import hub
+    from coindrel.engine import EngineError
+
+    monkeypatch.setattr(hub, "__file__", str(tmp_path / "venv/lib/python3/site-packages/coindrel/commands/hub.py"))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(EngineError, match="pass --firmware DIR, the checkout's firmware/ folder"):
+        hub.find_firmware(None)
+    monkeypatch.chdir(ROOT)
+    assert hub.find_firmware(None) == ROOT / "firmware"

@@ -232,3 +232,17 @@ def test_status_says_which_entry_the_clock_chose_when_it_ran_out():
     st = control.status_of(table)
     assert st["forced_entry"] == m.forced_entry + 1
     assert f"into entry {m.forced_entry + 1} (the clock ran out and chose it)" in human(json.loads(json.dumps(st)))
+
+
+def test_the_text_status_says_how_sure_each_fault_is_and_since_when():
+    from coindrel.commands.ctl import human
+
+    base = {"mode": "turn", "link": {"up": True, "detail": None}, "round": None, "message": None, "note": None,
+            "asking": None, "menu": None}
+    stuck = {"fault": "switch_stuck", "where": "R3S2", "confidence": 0.9, "first_drop": 11, "last_drop": 21,
+             "say": "R3S2 did not flip when a coin passed its lever: the rocker is stuck."}
+    once = dict(stuck, confidence=0.47, first_drop=4, last_drop=4)
+    text = human({**base, "faults": [stuck, once, {"error": "busy"}]})
+    assert "Fault (90%, drops 11-21): R3S2 did not flip" in text
+    assert "Fault (47%, drop 4): R3S2" in text
+    assert "Fault: {'error': 'busy'}" in text  # what the table could not say is still shown, unpadded

@@ -109,6 +109,31 @@ def test_a_revision_of_an_earlier_drop_is_shown_on_the_same_paged_screen():
     assert "look there." in notice_text(v)
 
 
+def test_a_revision_says_what_was_said_before_and_one_that_keeps_it_says_nothing():
+    from types import SimpleNamespace
+
+    flow = make_flow()
+    m = started(flow)
+    jam = type("F", (), {"say": "A coin is jammed below R2S1."})()
+    stuck = type("F", (), {"say": "R3S2 did not flip: the rocker is stuck."})()
+    flow.on_report(report_for(m, 0, 1, verdict="mismatch", diagnosis=[jam, stuck]), 2.0)
+    choose(flow, "Board is right", 2.5)
+    flow.note = None
+
+    def revision(*findings):
+        return SimpleNamespace(drop=None, revises=1, verdict="revised", t=9.0, events=[], diagnosis=list(findings))
+
+    flow.on_report(revision(jam), 9.0)  # the same first explanation, surer: the log has it, the screen not
+    assert flow.note is None
+    flow.on_report(revision(stuck, jam), 10.0)
+    v = flow.view(10.0)
+    assert v.title == "About drop 1" and v.facts == ("Earlier it said: A coin is jammed below R2S1.",)
+    assert "Likely: R3S2 did not flip" in notice_text(v)
+    flow.note = None
+    flow.on_report(revision(stuck), 11.0)  # what the last revision said, again
+    assert flow.note is None
+
+
 def _sensed_and_believed(flow, m):
     """A drop whose explanation left R3S4 and R4S4 (and a resting coin on R5S3) other
     than the hall sensors read them: the halls say the board is as a healthy drop left it."""

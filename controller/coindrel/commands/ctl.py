@@ -131,8 +131,20 @@ def human(st: dict) -> str:
         lines.append(f"{menu['title']}: " + ", ".join(f"[{x}]" if x == menu.get("marked") else x for x in menu["items"]))
         lines.append(f"  {menu.get('press')}")
     for f in st.get("faults") or []:
-        lines.append(f"Fault: {f.get('say') or f}")
+        lines.append(f"Fault{_how_sure(f)}: {f.get('say') or f}")
     return "\n".join(lines)
+
+
+def _how_sure(f: dict) -> str:
+    """" (90%, drops 11-21)": how sure the table is and which drops showed it,
+    as the health report says it (a builder deciding what to open first)."""
+    bits = []
+    if isinstance(f.get("confidence"), (int, float)):
+        bits.append(f"{f['confidence']:.0%}")
+    first, last = f.get("first_drop"), f.get("last_drop")
+    if isinstance(first, int):
+        bits.append(f"drop {first}" if last in (None, first) else f"drops {first}-{last}")
+    return f" ({', '.join(bits)})" if bits else ""
 
 
 def run(args) -> int:

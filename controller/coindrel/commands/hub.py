@@ -28,12 +28,14 @@ def add_arguments(parser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     def link_args(p):
-        p.add_argument("--url", default=None, help=f"the hub's port or URL (default {DEFAULT_URL}; socket://host:port works)")
+        p.add_argument("--url", "--port", dest="url", default=None,
+                       help=f"the hub's port or URL (default {DEFAULT_URL}; socket://host:port works)")
         p.add_argument("--map", default=None, help="channel map JSON (default: the one shipped with coindrel)")
         return p
 
     d = sub.add_parser("deploy", help="install the firmware on the Pico with mpremote")
-    d.add_argument("--port", default=None, help="mpremote device (default /dev/coindrel-hub if present, else auto)")
+    d.add_argument("--port", "--url", dest="port", default=None,
+                   help="the Pico's USB device for mpremote (default /dev/coindrel-hub if present, else auto)")
     d.add_argument("--map", default=None, help="channel map to build the firmware's copy from")
     d.add_argument("--firmware", default=None, help="the firmware folder (default: firmware/ of this checkout)")
     d.add_argument("--mpy", action="store_true", help="precompile with mpy-cross -march=armv6m (faster start, less RAM)")
@@ -99,8 +101,11 @@ def find_firmware(given: str | None) -> Path:
         fw = Path(given)
     else:
         fw = Path(__file__).resolve().parents[3] / "firmware"
+        if not (fw / "manifest.py").is_file() and (Path.cwd() / "firmware" / "manifest.py").is_file():
+            fw = Path.cwd() / "firmware"  # an installed coindrel, run from its checkout
     if not (fw / "manifest.py").is_file():
-        raise EngineError(f"no firmware at {fw}: run from a coindrel checkout or pass --firmware DIR")
+        raise EngineError(f"no firmware at {fw}: pass --firmware DIR, the checkout's firmware/ folder "
+                          "(an installed coindrel does not carry it)")
     return fw
 
 
@@ -163,6 +168,9 @@ def deploy(args) -> int:
     cm = load_channel_map(args.map)
     fw = find_firmware(args.firmware)
     port = args.port or (DEFAULT_URL if os.path.exists(DEFAULT_URL) else "auto")
+    if "://" in port:
+        raise EngineError(f"hub deploy needs the Pico on USB ({port} is a network address): mpremote copies the "
+                          "firmware through MicroPython's REPL, e.g. --port /dev/ttyACM0 on the machine it is plugged into")
     if port != "auto" and os.path.exists(port) and _port_in_use(port):
         raise EngineError(f"{port} is in use by another program (the coindrel service?): stop it first, "
                           "e.g. `sudo systemctl stop coindrel`")

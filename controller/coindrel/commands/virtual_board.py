@@ -43,7 +43,8 @@ def add_arguments(parser) -> None:
     d.add_argument("--matches", type=int, help="matches the players play (default 1)")
     d.add_argument("--max-drops", type=int, help="stop the players after this many drops")
     d.add_argument("--overlap", type=float, help="chance a player drops before the last cascade ended (0..1)")
-    d.add_argument("--keyboard", action="store_true", help="with --serve: keys 1..8 drop a coin, c clears the pads, q quits")
+    d.add_argument("--keyboard", action="store_true", help="with --serve: keys 1..8 drop a coin, c clears the pads, q quits, :R2S3 L and Enter "
+                   "pushes a rocker (:on/off R1S4 a coin on a pad, :exit 5 a coin through a beam)")
     f = parser.add_argument_group("faults")
     f.add_argument("--fault", action="append", default=[], metavar="SPEC",
                    help="NAME[@WHERE][,t=T][,until=U][,once][,key=value], e.g. switch_stuck@R3S2,t=5 or 'jam@R3S2 left,t=2,until=9' or hub_reset,t=30")
@@ -254,7 +255,9 @@ def _serve(args, board, say) -> None:
 
         old = termios.tcgetattr(sys.stdin)
         tty.setcbreak(sys.stdin)
-        say("keys 1..8 drop a coin into that entry; c takes the coins off the pads; q quits")
+        from ..virtual.handkeys import HELP
+
+        say(f"keys 1..8 drop a coin into that entry; c takes the coins off the pads; q quits; for your hands, {HELP}")
     try:
         asyncio.run(server.run())
     finally:

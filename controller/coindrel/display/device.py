@@ -350,6 +350,9 @@ class DeviceOpener:
                 if self.config.driver == "gifanim":
                     device.write_animation()
                 device.cleanup()
+                # luma's atexit hook calls cleanup again: the terminal emulator's clears the screen
+                # a second time, after the sim printed its summary there
+                device.cleanup = lambda: None
             elif self._interface is not None:
                 self._interface.cleanup()
         finally:

@@ -134,18 +134,21 @@ def stray_view(report, facts: tuple[str, ...] = (), options=NOTICE_OPTIONS) -> D
     (e.g. that the match is over), and why."""
     seen = [seen_text(e) for e in getattr(report, "events", ())]
     more = f" and {len(seen) - 4} more" if len(seen) > 4 else ""
-    fact = f"Seen: {', '.join(seen[:4]) or 'the board'}{more}, while no drop was falling."
+    fact = (f"Seen: {', '.join(seen[:4])}{more}, while no drop was falling." if seen
+            else "The board changed while no drop was falling.")
     found = tuple(_LOST_OUTSIDE if getattr(getattr(f, "fault", f), "name", None) == EVENTS_LOST else text
                   for f, text in zip(getattr(report, "diagnosis", ()), said(getattr(report, "diagnosis", ()))))
     found = found or ("A hand in the board, or a coin put in an exit.",)
     return DiagnosisView(title="Not a drop", findings=found, options=tuple(options), facts=(fact,) + tuple(facts))
 
 
-def revision_view(revises: int, findings, options=NOTICE_OPTIONS) -> DiagnosisView:
+def revision_view(revises: int, findings, options=NOTICE_OPTIONS, before: str | None = None) -> DiagnosisView:
     """A later drop re-explains an earlier mismatch (sensing.md, revisions):
-    the new explanation, on the same paged screen."""
+    what the table said then (``before``), and the new explanation, on the
+    same paged screen."""
+    facts = (f"Earlier it said: {before}",) if before else ()
     return DiagnosisView(title=f"About drop {revises}", findings=said(findings) or ("The explanation changed.",),
-                         options=tuple(options))
+                         options=tuple(options), facts=facts)
 
 
 def paragraphs(view: DiagnosisView) -> list[str]:

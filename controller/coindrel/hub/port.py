@@ -84,7 +84,7 @@ def _read_waiting(port, fd) -> bytes:
 class Connection:
     """One open port with its reader thread; bytes and loss go to the loop."""
 
-    def __init__(self, link: "HubLink", port, ident: int):
+    def __init__(self, link: "HubLink", port, ident: int):  # noqa: F821 (link.py imports this module)
         from serial.threaded import Protocol, ReaderThread
 
         loop = asyncio.get_running_loop()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..engine import BoardState, EngineError
+from ..engine import BoardState
 from ..errors import CoindrelError
 from .explain import Scoring, Trace, explain, trace
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..display import DiagnosisView, MessageView, mismatch_view, revision_view, stray_view
-from ..display.notices import seen_text
+from ..display.notices import said, seen_text
 from ..reconcile.revise import TIED
 from ..engine import PHASE_FALLING, PHASE_REVEAL, PHASE_TURN, BoardState, EngineError, catalog, entry_label
 from . import effects as fx
@@ -54,8 +54,16 @@ class DropInputs:
         """A reconciled drop (or events outside any drop)."""
         m = self.match
         if report.drop is None and getattr(report, "revises", None) is not None:
-            # a later drop re-explains an earlier mismatch (sensing.md §4, revisions): the same paged screen
-            self._note(revision_view(report.revises, report.diagnosis), now)
+            # a later drop re-explains an earlier mismatch (sensing.md §4, revisions): the same paged screen,
+            # saying what it said before; a revision that keeps the first explanation only logs (a builder
+            # reading the same sentence twice took it for a second fault)
+            said_new = said(report.diagnosis[:1])
+            before = self._told().get(report.revises)
+            if said_new and said_new[0] == before:
+                return
+            if said_new:
+                self._told()[report.revises] = said_new[0]
+            self._note(revision_view(report.revises, report.diagnosis, before=before), now)
             return
         if report.drop is None and self.mode is Mode.RESTORE:
             return  # hands putting the board back, as the table asked
@@ -104,11 +112,21 @@ class DropInputs:
             self.diagnosis = mismatch_view(report, findings=report.diagnosis[:3], facts=tuple(facts), options=ANSWERS)
             if self.diagnosis.drop != len(m.results):  # the match's count (a restarted reconciler counts anew)
                 self.diagnosis = dataclasses.replace(self.diagnosis, drop=len(m.results))
+            if self.diagnosis.findings and report.diagnosis:
+                self._told()[len(m.results)] = self.diagnosis.findings[0]
             self._emit(fx.Sound("mismatch"))
         else:
             self._emit(fx.Sound("score" if result.points else "nothing"))
             self.diagnosis = stale_question(self.diagnosis, len(m.results))
         self._after_drop(result, now)
+
+    def _told(self) -> dict[int, str]:
+        """The first explanation the players were shown for each drop of this
+        match (its number -> the sentence), which a revision is read against."""
+        m, told = getattr(self, "told", (None, None))
+        if m is not self.match or told is None:
+            self.told = (self.match, {})
+        return self.told[1]
 
     def is_extra_coin(self, report) -> bool:
         """Whether ``report`` is a second coin in its turn (it scores nothing,

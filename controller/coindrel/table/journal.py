@@ -36,7 +36,6 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..engine import EngineError
 from ..errors import CoindrelError
 from .records import FORMAT, Damage, Record, RecordError, encode, scan
 

@@ -14,7 +14,6 @@ starting with ``#`` are skipped. A bad line is an error naming the line.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from enum import Enum

@@ -36,6 +36,7 @@ class Server:
         self.pace = Pace(speed, clock)
         self.until = until
         self.keyboard = keyboard
+        self.typed: str | None = None  # a hands line being typed after ":"
         self.held = hold  # the board waits for the controller's first bytes before time starts
         self.idle_fast = idle_fast  # speed 0 and idle: keep running flat out (tests, benchmarks) instead of real time
         self.linger = linger  # at ``until``: keep the port open (board time stands still) until stopped
@@ -111,10 +112,33 @@ class Server:
         self.wake.set()
 
     def _key(self) -> None:
-        ch = sys.stdin.read(1)
-        if not ch:  # end of input (a pipe ran out): stop listening, keep serving
+        import os
+
+        # everything waiting, from the descriptor: a buffered read(1) kept the rest of a piped chunk
+        # in Python's buffer, where no readiness callback would ever look ("12" dropped one coin)
+        chunk = os.read(sys.stdin.fileno(), 4096)
+        if not chunk:  # end of input (a pipe ran out): stop listening, keep serving
             self.loop.remove_reader(sys.stdin)
             self.keyboard = False
+            return
+        for ch in chunk.decode("utf-8", "replace"):
+            self._press(ch)
+
+    def _press(self, ch: str) -> None:
+        if self.typed is not None:  # a hands line after ":" (handkeys), until Enter
+            if ch in "\r\n":
+                line, self.typed = self.typed, None
+                self._hands(line)
+            elif ch in "\x7f\b":
+                self.typed = self.typed[:-1]
+            elif ch == "\x1b":
+                self.typed = None
+                self.say("(hands line dropped)")
+            else:
+                self.typed += ch
+            return
+        if ch == ":":
+            self.typed = ""
             return
         if self.held:
             self.held = False
@@ -128,6 +152,27 @@ class Server:
             return
         elif ch in "qQ":
             self.stopping.set()
+        self.wake.set()
+
+    def _hands(self, line: str) -> None:
+        from ..engine import EngineError
+        from .handkeys import hand_action
+
+        try:
+            said, act = hand_action(line, self.board)
+        except EngineError as e:
+            self.say(str(e))
+            return
+        if self.held:
+            self.held = False
+            self.pace.anchor(self.board.now)
+        self._catch_up()
+        try:
+            done = act()
+        except EngineError as e:
+            self.say(f"{said}: {e}")
+            return
+        self.say(said if done is not False else f"{said}: nothing to do there (the board is already so)")
         self.wake.set()
 
     def clear_pads(self) -> None:
