@@ -70,6 +70,7 @@ def test_sim_s_club_options_are_named_as_options_not_as_a_file(monkeypatch):
     with pytest.raises(ConfigError) as e:  # the file's own message still names the file
         club(broker="mqtt://x", table="t1")
     assert str(e.value).startswith("coindrel.toml: [club] is set")
+    assert "pip install 'SOURCE[club]' where SOURCE is coindrel's checkout (e.g. /opt/coindrel/src)" in str(e.value)
 
 
 @pytest.mark.parametrize("url, table, words", [

@@ -45,7 +45,8 @@ def test_a_long_explanation_is_cut_to_fit():
 
 @pytest.mark.parametrize("payload, words", [
     (b"x" * (m.MAX_MESSAGE + 1), "limit"),
-    (b"\xff\xfe", "not JSON"),
+    (b"\xff\xfe", "not UTF-8 text \\(byte 0 is b'\\\\xff'\\); club messages are JSON in UTF-8"),  # it said utf-16-le
+    (b"{\"a\": 1", "not JSON"),
     (b"[1, 2]", "object"),
     (b'{"a": NaN}', "NaN"),
     (b"[" * 100000 + b"]" * 100000, "limit"),

@@ -140,3 +140,39 @@ def test_home_assistant_discovery_is_back_after_a_broker_killed_outright(broker,
             assert await configs() == first  # sent again on reconnecting, with no Home Assistant birth message
 
     asyncio.run(main())
+
+
+def test_the_scoreboard_marks_every_card_not_heard_while_the_broker_is_gone(broker, tmp_path):
+    """Found by a newcomer: after a SIGKILL of the broker the page still said
+    "online" with live-looking scores (no last will can come from a dead broker)."""
+    import httpx
+
+    from coindrel.club.server.web import create_app
+
+    async def main():
+        async with Rig(broker, tmp_path) as rig:
+            link = rig.link(TABLES[0])
+            table = SimTable(link, seed=3)
+            table.new_match()
+            table.drop()
+            await until(lambda: rig.club.live[TABLES[0]]["online"], rig.club, what="the table online")
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(rig.club)),
+                                         base_url="http://club") as web:
+                page = (await web.get("/")).text
+                assert ">online<" in page and "not heard" not in page
+                watcher = rig.club.watch()
+                broker.stop(signal.SIGKILL)
+                async with asyncio.timeout(60):  # a ceiling only a hang reaches
+                    while rig.club.connected.is_set() or TABLES[0] not in watcher.take():
+                        await watcher.event.wait()
+                page = (await web.get("/")).text
+                assert "not heard: the club lost the broker" in page and ">online<" not in page
+                broker.start()
+                async with asyncio.timeout(60):
+                    await rig.club.connected.wait()
+                page = (await web.get("/")).text
+                assert "not heard" not in page
+                rig.club.unwatch(watcher)
+            link.stop()
+
+    asyncio.run(main())

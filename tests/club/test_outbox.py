@@ -49,3 +49,18 @@ def test_committed_before_put_returns(tmp_path):
     box.put("drop", {"turn": 1})
     other = sqlite3.connect(tmp_path / "o.sqlite")  # another process would see it now
     assert other.execute("SELECT count(*) FROM outbox").fetchone()[0] == 1
+
+
+def test_a_new_state_directory_is_made_and_one_that_cannot_be_is_not_called_damaged(tmp_path, caplog):
+    """Found by a newcomer: `sim --club ... --state-dir new/dir` said the outbox was damaged."""
+    import pytest
+
+    from coindrel.club.outbox import OutboxError
+
+    box = Outbox(tmp_path / "new" / "dir" / "o.sqlite")
+    assert box.put("drop", {})["seq"] == 1
+    box.close()
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(OutboxError, match="cannot make the state directory .*a-file.*choose a directory"):
+        Outbox(tmp_path / "a-file" / "state" / "o.sqlite")
+    assert "damaged" not in caplog.text

@@ -46,6 +46,8 @@ def test_defaults_are_a_128x64_ssd1306_on_i2c_bus_1_at_0x3c():
     ({"driver": "sh1107", "width": 64, "height": 128}, "rotate", "rotate = 1"),
     ({"interface": "spi", "spi_speed_hz": 12345}, "spi_speed_hz", "speed"),
     ({"driver": "ssd1306", "file": "x.png"}, "file", "capture"),
+    ({"driver": "capture"}, "file", "writes a PNG per frame: say where"),  # luma's default: the working folder
+    ({"driver": "gifanim"}, "file", "out/table.gif"),
     ({"idle_after": 100, "sleep_after": 50}, "sleep_after", "dims before"),
     ({"retry_every": 10, "retry_max": 5}, "retry_max", "at least"),
     ({"rotate": 4}, "rotate", "out of range"),

@@ -39,7 +39,7 @@ def test_walk_wrong_entry_set_up_moves_back_and_bad_keys():
     keys = ["", "5", "", "", "", "2", "m R1S2", "m R9S9", "x", "r", "b", "b", "q"]
     code, out = walk("levers-flip-switches", keys, "--no-board")
     assert code == 0 and "Left the lesson." in out
-    assert "This step asks for" in out and "entry 2: replay?" in out
+    assert "This step asks for" in out and "entry 2. Type r" in out
     assert "(hands: set R1S2 L)" in out and "(hands: coins on R2S1)" in out
     assert "Caught on R1S2." in out  # step 2 went as planned after the set-up
     assert "R9S9 is not a switch" in out and "keys: Enter" in out

@@ -121,7 +121,7 @@ def test_a_different_entry_is_explained_and_the_step_offered_again():
     t = Table(levers())
     t.set_up()
     p = t.drop(4)
-    assert p.matched is True and p.lines[-2:] == ("This step asks for", "entry 2: replay?")
+    assert p.matched is True and p.lines[-3:] == ("This step asks for", "entry 2. Press replay", "to try it again.")
     assert not set(levers().steps[0].after) & set(p.lines)
 
 

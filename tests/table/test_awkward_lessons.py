@@ -82,3 +82,30 @@ def test_coins_a_lesson_left_are_cleared_before_a_match(tmp_path):
     assert flow.message is not None and flow.match is None
     assert {s.switch for s in flow.asking} >= set(flow.lesson_coins)
     assert all(s.hand is Hand.COIN_OFF for s in flow.asking)
+
+
+def test_a_lesson_on_the_panel_says_the_panel_s_way_to_replay(tmp_path):
+    """Found by a newcomer: "entry 3: replay?" on the panel, where select is the next step."""
+    rig = rig_for(tmp_path, seed=2)
+    flow = rig.table.flow
+    rig.players.step = lambda: None
+    flow.mode, flow.selected = "lessons", 0
+    rig.table.handle_action("select")
+    assert flow.runner.replay_key == "Hold the knob"
+
+
+def test_ctl_status_during_a_lesson_says_what_the_panel_says(tmp_path):
+    import json
+
+    from coindrel.commands.ctl import human
+    from coindrel.table.control import status_of
+
+    rig = rig_for(tmp_path, seed=2)
+    flow = rig.table.flow
+    rig.players.step = lambda: None
+    flow.mode, flow.selected = "lessons", 0
+    rig.table.handle_action("select")
+    st = json.loads(json.dumps(status_of(rig.table), default=str))
+    assert st["lesson"]["lines"] == list(flow.runner.prompt.lines) and st["lesson"]["lesson"]
+    text = human(st)
+    assert f"Lesson {st['lesson']['lesson']}" in text and "ctl press hold: replay the step" in text

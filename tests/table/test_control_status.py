@@ -246,3 +246,19 @@ def test_the_text_status_says_how_sure_each_fault_is_and_since_when():
     assert "Fault (90%, drops 11-21): R3S2 did not flip" in text
     assert "Fault (47%, drop 4): R3S2" in text
     assert "Fault: {'error': 'busy'}" in text  # what the table could not say is still shown, unpadded
+
+
+def test_status_says_the_seconds_left_on_the_turn_clock_beside_its_setting():
+    """Found by a newcomer: `clock` was always 30.0, the setting."""
+    from .flowkit import make_flow, started
+
+    flow = make_flow(clock="30")
+    started(flow)
+    now = [3.0]
+    table = type("T", (), {"flow": flow, "now": staticmethod(lambda: now[0]), "journal": None, "reconciler": None,
+                           "reports": 0})()
+    first = control.status_of(table)
+    now[0] = 13.0
+    later = control.status_of(table)
+    assert first["clock"] == later["clock"] == 30.0
+    assert first["clock_left"] is not None and later["clock_left"] == first["clock_left"] - 10.0

@@ -94,6 +94,24 @@ def test_the_mismatch_screen_says_what_differed_and_pages_through_the_whole_expl
     assert flow.mode == "turn"
 
 
+def test_a_press_before_the_board_is_put_back_says_what_is_left():
+    """Found by a newcomer: the press changed nothing and said nothing."""
+    flow = make_flow()
+    m = started(flow)
+    rep = report_for(m, 0, 1, verdict="mismatch", diagnosis=[type("F", (), {"say": "R1S1 stuck?"})()])
+    flow.on_report(rep, 2.0)
+    choose(flow, "Undo last drop", 2.5)
+    flow.on_event(SwitchEvent(3.0, "R1S1", "R"), 3.0)  # the hall sees the drop's flip still there
+    flow.note = None
+    flow.on_action("select", 4.0)
+    assert flow.mode == "restore" and flow.note is not None and flow.note.title == "Not yet"
+    assert "R1S1" in flow.note.text and "Then press." in flow.note.text
+    flow.note = None
+    flow.on_event(SwitchEvent(5.0, "R1S1", "L"), 5.0)
+    flow.on_action("select", 6.0)
+    assert flow.mode == "turn"
+
+
 def test_a_revision_of_an_earlier_drop_is_shown_on_the_same_paged_screen():
     from types import SimpleNamespace
 

@@ -218,7 +218,7 @@ def test_end_match_asks_first_and_back_or_keep_playing_returns_to_the_pause_menu
     v = flow.view(1)
     assert isinstance(v, MenuView) and v.title == "End the match?" and v.selected == 0
     assert [i.label for i in v.items] == ["Keep playing", "End match"] and flow.match is m
-    for way_back in (("back",), ("select",), ("next", "next", "select")):  # Back; Keep playing (twice round)
+    for way_back in (("back",), ("select",), ("prev", "select"), ("next", "prev", "select")):  # no wrap to End
         for press in way_back:
             flow.on_action(press, 2)
         v = flow.view(2)
@@ -228,6 +228,8 @@ def test_end_match_asks_first_and_back_or_keep_playing_returns_to_the_pause_menu
     assert not any(isinstance(e, fx.EndMatch) for e in flow.effects[effects:])
     render(flow.view(2))  # fits the panel
     flow.on_action("next", 3)
+    flow.on_action("next", 3)  # the list ends at End match; it does not wrap round to Keep playing
+    assert flow.view(3).selected == 1
     flow.on_action("select", 3)
     assert flow.mode == "menu" and flow.match is None
     assert [e.name for e in flow.effects[effects:] if isinstance(e, fx.EndMatch)] == ["abandoned"]

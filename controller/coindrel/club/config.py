@@ -100,8 +100,12 @@ def parse_club(sec: Section) -> ClubSettings | None:
             raise ConfigError(f"{sec.where('broker')}: joining a club needs the MQTT client (aiomqtt), which is not "
                               "installed: install the club extra (pip install -e '.[club]' in the checkout, or "
                               "pip install 'coindrel-table[club]'), or leave out --club and --table")
-        raise ConfigError(f"{sec.source}: [club] is set, but the MQTT client is not installed: "
-                          "pip install 'coindrel-table[club]' (or remove [club])")
+        import sys
+
+        pip = Path(sys.executable).with_name("pip")
+        raise ConfigError(f"{sec.source}: [club] is set, but the MQTT client is not installed: install the club "
+                          f"extra into coindrel's Python, {pip} install 'SOURCE[club]' where SOURCE is coindrel's "
+                          "checkout (e.g. /opt/coindrel/src), or remove [club]")
     raw = sec.str("broker")
     if raw is None:
         sec.fail("broker", "is required: the club's broker, e.g. \"mqtt://192.168.1.10\"")

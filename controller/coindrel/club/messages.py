@@ -69,8 +69,13 @@ def decode(payload: bytes | bytearray | str) -> dict:
     if len(payload) > MAX_MESSAGE:
         raise MessageError(f"{len(payload)} bytes is over the {MAX_MESSAGE}-byte limit")
     try:
-        obj = loads_json(payload, parse_constant=_no_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        text = bytes(payload).decode("utf-8")  # the schema's encoding: json.loads would guess UTF-16 from two bytes
+    except UnicodeDecodeError as e:
+        raise MessageError(f"not UTF-8 text (byte {e.start} is {bytes(payload)[e.start:e.start + 1]!r}); "
+                           "club messages are JSON in UTF-8") from None
+    try:
+        obj = loads_json(text, parse_constant=_no_constant)
+    except (json.JSONDecodeError, RecursionError) as e:
         raise MessageError(f"not JSON ({str(e)[:80]})") from None
     if not isinstance(obj, dict):
         raise MessageError(f"{json_kind(obj)}, where a JSON object was expected")

@@ -38,8 +38,17 @@ class Outbox:
         self.path = Path(path)
         self._wall = wall
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)  # a sim's --state-dir may be new
+        except OSError as e:
+            raise OutboxError(f"cannot make the state directory {self.path.parent} for the club outbox: "
+                              f"{e.strerror}; choose a directory this user can write") from None
+        existed = self.path.exists()
+        try:
             self.db = self._open()
         except sqlite3.DatabaseError as e:
+            if not existed:  # nothing was there to be damaged: the directory is what refuses
+                raise OutboxError(f"cannot make the club outbox {self.path}: {e}; "
+                                  "check the state directory is writable by the daemon") from None
             self.db = self._replace_damaged(e)
 
     def _open(self) -> sqlite3.Connection:

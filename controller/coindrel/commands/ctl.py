@@ -126,6 +126,12 @@ def human(st: dict) -> str:
             marked = f"; select now chooses \"{a['marked']}\"" if a.get("marked") else ""
             lines.append(f"  page {a.get('page')} of {a['pages']}{marked}")
         lines.append(f"  {a.get('answer')}")
+    lesson = st.get("lesson")
+    if lesson:
+        step = f", step {lesson['step']} of {lesson['steps']}" if lesson.get("step") else ""
+        lines.append(f"Lesson {lesson['lesson']}{step}: {lesson.get('title') or ''}")
+        lines.append("  " + " ".join(lesson.get("lines") or ()))
+        lines.append("  coindrel ctl press select: next; ctl press hold: replay the step; ctl press back: a step back")
     menu = st.get("menu")
     if menu and not a:
         lines.append(f"{menu['title']}: " + ", ".join(f"[{x}]" if x == menu.get("marked") else x for x in menu["items"]))

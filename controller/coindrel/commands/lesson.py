@@ -49,7 +49,7 @@ class Walk:
         first = lesson.steps[0].state
         first.clear_coins_in_place()
         self.board: BoardState = first  # the "physical" board
-        self.runner = LessonRunner(lesson, positions=hall_positions(self.board), settle=1.0)
+        self.runner = LessonRunner(lesson, positions=hall_positions(self.board), settle=1.0, replay_key="Type r")
         self.t = 0.0
         self._shown = None
         self._done = False  # the player saw the lesson through to its end

@@ -211,6 +211,10 @@ class DisplayConfig:
         d["file"] = s.str("file", None)
         if d["file"] is not None and driver not in ("capture", "gifanim"):
             s.fail("file", f"only the 'capture' and 'gifanim' drivers write files, not {driver!r}")
+        if d["file"] is None and driver in ("capture", "gifanim"):  # luma's default: the daemon's working folder
+            example = "out/frame_{0:06}.png" if driver == "capture" else "out/table.gif"
+            s.fail("file", f"the {driver!r} driver writes {'a PNG per frame' if driver == 'capture' else 'a GIF'}: "
+                           f"say where, e.g. file = \"{example}\" (in a folder that exists)")
         s.check_unknown()
         cfg = cls(**d)
         w, h = cfg.size

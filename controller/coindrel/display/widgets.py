@@ -119,13 +119,24 @@ def draw_exit_row(d, p: Panel, y: int, values: Sequence[int], hit: Sequence[int]
 # -- lines and bars ------------------------------------------------------------
 
 
+TITLE_GAP = 2  # extra px per space in a title (1, then none, where that does not fit): shrunk, the face's space ran "Put the" into "Putthe"
+
+
+def _title(d, xy, title: str, size: int, room: int, fill: int) -> None:
+    """A title at the largest size that fits ``room``, its spaces widened
+    when that still fits, else as it was (cut with an ellipsis if need be)."""
+    size = T.shrink_to_fit(title, size, room)
+    text = T.fit(title, size, room)
+    gap = next((g for g in range(TITLE_GAP, 0, -1) if T.spaced_width(text, size, g) <= room), 0)
+    T.draw_spaced(d, xy, text, size, gap, fill=fill)
+
+
 def title_bar(d, p: Panel, title: str, right: str = "") -> int:
     """A title on the first line, ``right`` flush right, a rule under them.
     Returns the first free row below."""
     rw = T.width(T.displayable(right, p.body), p.body) if right else 0
     room = p.w - rw - (4 if right else 0)
-    size = T.shrink_to_fit(title, p.body, room)
-    T.draw_text(d, (0, 0), T.fit(title, size, room), size)
+    _title(d, (0, 0), title, p.body, room, 1)
     if right:
         T.draw_text(d, (p.w - rw, 0), right, p.body)
     y = p.line - 1
@@ -139,8 +150,7 @@ def alert_bar(d, p: Panel, title: str, right: str = "") -> int:
     d.rectangle([0, 0, p.w - 1, p.line - 1], fill=1)
     rw = T.width(T.displayable(right, p.body), p.body) if right else 0
     room = p.w - 4 - (rw + 4 if right else 0)
-    size = T.shrink_to_fit(title, p.body, room)
-    T.draw_text(d, (2, 1), T.fit(title, size, room), size, fill=0)
+    _title(d, (2, 1), title, p.body, room, 0)
     if right:
         T.draw_text(d, (p.w - rw - 1, 1), right, p.body, fill=0)
     return p.line + 1

@@ -76,8 +76,12 @@ class LessonRunner:
     and entry/exit beams. ``settle``: quiet seconds that end a drop."""
 
     def __init__(self, lesson: Lesson, positions: Mapping[str, str] | None = None,
-                 halls: bool = True, beams: bool = True, settle: float = 1.5):
+                 halls: bool = True, beams: bool = True, settle: float = 1.5,
+                 replay_key: str = "Press replay"):
         self.lesson, self.halls, self.beams, self.settle = lesson, halls, beams, settle
+        # how this place replays a step, in the words that ask for it: the panel has no replay button,
+        # a person there holds the knob (a newcomer answered "replay?" with a press: the next step)
+        self.replay_key = replay_key
         self.positions: dict[str, str] = dict(positions or {})
         self.coins: frozenset[str] | None = None  # believed resting coins; None: unknown
         self.touched = False  # coins were put on pads or dropped: the board is not as the lesson found it
@@ -316,7 +320,7 @@ class LessonRunner:
             lines = ["The board did", "something else:"] + diffs
             if not seen_entry and not d["exits"] and not flips:
                 lines = ["No coin was seen.", "Did a switch move?"] + diffs
-            lines += ["The engine expected:"] + explain(tr, scoring) + ["Press replay to try", "this step again."]
+            lines += ["The engine expected:"] + explain(tr, scoring) + [f"{self.replay_key} to try", "this step again."]
             self.coins = None  # where coins rest is no longer known
         else:
             lines = explain(tr, scoring)
@@ -325,7 +329,7 @@ class LessonRunner:
             if on_plan:
                 lines += self._reply_lines(step) + list(step.after)
             else:
-                lines += ["This step asks for", f"entry {step.entry + 1}: replay?"]
+                lines += ["This step asks for", f"entry {step.entry + 1}. {self.replay_key}", "to try it again."]
             labels = believed.geometry.labels
             self.coins = frozenset(labels[i] for i, c in enumerate(tr.board.codes) if c != HOLE and c & COIN)
         if not seen_entry and self.beams and not diffs:

@@ -79,13 +79,19 @@ def status_of(table) -> dict:
                    turn=None if m.over else m.to_move, to_move=None if m.over else m.setup.players[m.to_move - 1],
                    drops=len(m.results), over=m.over, winner=winner_name(m), variants=m.setup.variants.names(),
                    forced_entry=None if m.over or m.forced_entry is None else m.forced_entry + 1,
-                   clock=m.setup.clock, board=m.board.text())
+                   clock=m.setup.clock, board=m.board.text(),
+                   # the turn's seconds left (clock is the setting): what the panel's corner shows
+                   clock_left=None if m.over or m.remaining(now) is None else round(m.remaining(now), 1))
         if table.journal is not None:
             out["match"] = {"number": table.journal.number, "id": table.journal.match_id}
     else:
         out.update(players=list(flow.menu.choices.players), round=None, scores=None, totals=None, turn=None,
-                   to_move=None, drops=0, over=False, winner=None, board=None, forced_entry=None)
+                   to_move=None, drops=0, over=False, winner=None, board=None, forced_entry=None, clock_left=None)
     out["asking"] = asking(flow)
+    out["lesson"] = None
+    if flow.runner is not None and str(flow.mode) == "lesson":  # what the panel's lesson says now
+        p = flow.runner.prompt
+        out["lesson"] = {"lesson": p.lesson, "title": p.title, "step": p.step, "steps": p.steps, "lines": list(p.lines)}
     out["menu"] = menu_of(flow, now)
     faults = []
     if table.reconciler is not None:

@@ -174,8 +174,8 @@ class Paused(Screen):
 
     def _confirm(self, flow, press, now):
         rows = tuple(Ending)
-        if press in (NEXT, PREV):
-            flow.selected = (flow.selected + 1) % len(rows)
+        if press in (NEXT, PREV):  # no wrap: only a turn toward it marks End match (left from Keep did)
+            flow.selected = max(0, min(len(rows) - 1, flow.selected + (1 if press == NEXT else -1)))
         elif press == BACK or (press in (SELECT, HOLD_SELECT) and rows[flow.selected] is Ending.KEEP):
             flow.ending, flow.selected = False, tuple(Pause).index(Pause.END)
         elif press in (SELECT, HOLD_SELECT):
@@ -288,8 +288,12 @@ class Restore(Screen):
         if press in (NEXT, PREV):
             flow.scroll = max(0, min(len(flow.restore), flow.scroll + (1 if press == NEXT else -1)))
         elif press in (SELECT, HOLD_SELECT):
-            if flow.has_halls and any(s.hand is Hand.FLIP for s in flow.restore):
-                return  # the hall sensors still see switches to put back
+            left = [s for s in flow.restore if s.hand is Hand.FLIP] if flow.has_halls else []
+            if left:  # the hall sensors still see switches to put back: say so (a silent press seemed lost)
+                more = f" and {len(left) - 2} more" if len(left) > 2 else ""
+                flow._note(MessageView("Not yet", "The sensors see " + ", ".join(x.text for x in left[:2]) + more
+                                       + " still to do. Then press."), now)
+                return
             flow.restore = []
             flow._emit(fx.Belief(flow.match.board))  # put back: the board is the match's again
             flow._resume("player", now)

@@ -112,7 +112,7 @@ class Lessons(Screen):
             labels = flow.geometry.labels
             positions = {**flow.read_positions(), **{labels[s]: pos for s, pos in flow.halls.items()}}
             flow.runner = LessonRunner(flow.lessons[flow.selected], positions=positions,
-                                       halls=flow.has_halls, beams=flow.has_beams)
+                                       halls=flow.has_halls, beams=flow.has_beams, replay_key="Hold the knob")
             flow.lesson_index = flow.selected
             flow._go(Mode.LESSON, now)
 

@@ -184,6 +184,11 @@ class Club:
             w.mark("")  # "" stands for the results and standings
         return "ok"
 
+    def _all_changed(self) -> None:
+        for w in self.watchers:
+            for name in self.live:
+                w.mark(name)
+
     def _changed(self, table: str) -> None:
         self.live[table]["updated"] = time.time()
         for w in self.watchers:
@@ -223,6 +228,7 @@ class Club:
                     await client.subscribe(f"{PREFIX}/+/+", qos=1)
                     self.client, pause, said = client, backoff[0], False
                     self.connected.set()
+                    self._all_changed()  # the cards' "online" can be believed again
                     if self.on_connect is not None:
                         self.on_connect()
                     log.info("club: subscribed to %s at %s", f"{PREFIX}/+/+", self.settings.broker)
@@ -241,7 +247,9 @@ class Club:
                     said = True
             finally:
                 self.client = None
-                self.connected.clear()
+                if self.connected.is_set():
+                    self.connected.clear()
+                    self._all_changed()  # what the cards say is no longer heard: they show it
             try:
                 await asyncio.wait_for(self.closing.wait(), pause)
             except asyncio.TimeoutError:

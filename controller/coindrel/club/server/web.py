@@ -55,7 +55,7 @@ def create_app(club: Club) -> Starlette:
         t = club.live[name]
         state = t["state"] or {}
         board = board_layout(state.get("board"), state.get("values")) if big else None
-        return env.get_template("_card.html").render(t=t, s=state, big=big, board=board)
+        return env.get_template("_card.html").render(t=t, s=state, big=big, board=board, heard=club.connected.is_set())
 
     def page(template: str, status: int = 200, **ctx) -> HTMLResponse:
         return HTMLResponse(render(template, **ctx), status_code=status)
