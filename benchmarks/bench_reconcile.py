@@ -1,8 +1,8 @@
-"""Reconciler benchmark on four board models: the project's virtual board
+"""Reconciler benchmark on five board models: the project's virtual board
 (coindrel.virtual), the independently written second model
-(benchmarks/models/board2) and two held out (benchmarks/models/board3 and
-board4, each written without reading the others or the reconciler, never
-tuned against). Every log goes through ``coindrel reconcile``'s
+(benchmarks/models/board2) and three held out (benchmarks/models/board3,
+board4 and board5, each written without reading the others or the
+reconciler, never tuned against). Every log goes through ``coindrel reconcile``'s
 own line writer; ``scoring.py`` sees only those JSON lines and the truth.
 
     PYTHONPATH=controller python benchmarks/bench_reconcile.py           # quick (about two minutes)
@@ -40,6 +40,7 @@ from benchmarks.models.board2 import Session  # noqa: E402
 from benchmarks.models.board2.board import Geometry  # noqa: E402
 from benchmarks.models.board3 import Session as Session3  # noqa: E402
 from benchmarks.models.board4 import Session as Session4  # noqa: E402
+from benchmarks.models.board5 import Session as Session5  # noqa: E402
 
 NAMES = ("switch_stuck", "pad_not_holding", "jam", "hall_fault", "switch_unseated", "exit_sensor_dead", "entry_sensor_dead",
          "exit_sensor_chatter", "entry_sensor_chatter", "moved_by_hand", "coin_added", "coin_removed")
@@ -141,8 +142,16 @@ def board4_fault(seed: int, faults: list):
     return Session4(seed, drops=45, faults=faults).run()
 
 
-HEALTHY = {"board2": board2_healthy, "board3": board3_healthy, "board4": board4_healthy}
-FAULTY = {"board2": board2_fault, "board3": board3_fault, "board4": board4_fault}
+def board5_healthy(seed: int, drops: int = 70, stream: float | None = None):
+    return Session5(seed, drops=drops, stream=stream).run()
+
+
+def board5_fault(seed: int, faults: list):
+    return Session5(seed, drops=45, faults=faults).run()
+
+
+HEALTHY = {"board2": board2_healthy, "board3": board3_healthy, "board4": board4_healthy, "board5": board5_healthy}
+FAULTY = {"board2": board2_fault, "board3": board3_fault, "board4": board4_fault, "board5": board5_fault}
 
 
 def virtual_healthy(seed: int):
@@ -376,15 +385,15 @@ def print_model(model: str, h: dict, rows: dict, stream: dict | None, out: dict,
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--full", action="store_true", help="the full run: >= 50,000 healthy drops per model, 24 runs per fault name")
-    ap.add_argument("--model", choices=("virtual", "board2", "board3", "board4", "both", "all"), default="all",
-                    help="both: virtual and board2; all: the four")
+    ap.add_argument("--model", choices=("virtual", "board2", "board3", "board4", "board5", "both", "all"),
+                    default="all", help="both: virtual and board2; all: the five")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args(argv)
-    healthy_runs = {"board2": 720, "virtual": 950, "board3": 720, "board4": 720} if a.full else \
-        {"board2": 30, "virtual": 12, "board3": 30, "board4": 30}
+    healthy_runs = {"board2": 720, "virtual": 950, "board3": 720, "board4": 720, "board5": 720} if a.full else \
+        {"board2": 30, "virtual": 12, "board3": 30, "board4": 30, "board5": 30}
     per_name = 24 if a.full else 4
     wall = time.perf_counter()
-    models = {"both": ("virtual", "board2"), "all": ("virtual", "board2", "board3", "board4")}.get(a.model, (a.model,))
+    models = {"both": ("virtual", "board2"), "all": ("virtual", "board2", "board3", "board4", "board5")}.get(a.model, (a.model,))
     for model in models:
         out = {"times": [], "work": []}
         h = healthy_part(model, healthy_runs[model], a.seed, out)
