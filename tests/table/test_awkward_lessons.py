@@ -86,12 +86,17 @@ def test_coins_a_lesson_left_are_cleared_before_a_match(tmp_path):
 
 def test_a_lesson_on_the_panel_says_the_panel_s_way_to_replay(tmp_path):
     """Found by a newcomer: "entry 3: replay?" on the panel, where select is the next step."""
-    rig = rig_for(tmp_path, seed=2)
-    flow = rig.table.flow
-    rig.players.step = lambda: None
-    flow.mode, flow.selected = "lessons", 0
-    rig.table.handle_action("select")
+    flow = _first_lesson(tmp_path).table.flow
     assert flow.runner.replay_key == "Hold the knob"
+
+
+def _first_lesson(tmp_path):
+    """A table in its first lesson, the simulated players idle."""
+    rig = rig_for(tmp_path, seed=2)
+    rig.players.step = lambda: None
+    rig.table.flow.mode, rig.table.flow.selected = "lessons", 0
+    rig.table.handle_action("select")
+    return rig
 
 
 def test_ctl_status_during_a_lesson_says_what_the_panel_says(tmp_path):
@@ -100,11 +105,8 @@ def test_ctl_status_during_a_lesson_says_what_the_panel_says(tmp_path):
     from coindrel.commands.ctl import human
     from coindrel.table.control import status_of
 
-    rig = rig_for(tmp_path, seed=2)
+    rig = _first_lesson(tmp_path)
     flow = rig.table.flow
-    rig.players.step = lambda: None
-    flow.mode, flow.selected = "lessons", 0
-    rig.table.handle_action("select")
     st = json.loads(json.dumps(status_of(rig.table), default=str))
     assert st["lesson"]["lines"] == list(flow.runner.prompt.lines) and st["lesson"]["lesson"]
     text = human(st)
