@@ -136,7 +136,8 @@ class Reconciler(PlainVerdicts, LinkOutage):
             # falling two rows down an edge lane, or waiting for a busy rocker),
             # the new coin joins it: coins in flight together are one cascade.
             or (isinstance(ev, EntryEvent) and ((not group.is_drop and not group.in_transit(ev.t))
-                                               or (group.complete() and ev.t - group.last_t > self.timing.quiet)
+                                               or ((group.complete() or (self._given_back() and ev.t > self._hold))
+                                                   and ev.t - group.last_t > self.timing.quiet)
                                                or group is self._tail))  # a coin of the new board's own
         ):
             self._close()
