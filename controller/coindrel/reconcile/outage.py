@@ -81,21 +81,18 @@ class LinkOutage:
             group.lost += max(1, ev.count)
 
     def _deadline(self) -> float:
-        group = self._group
-        if self._given_back():
-            # its missing events will never come: quiet after the last one heard closes it
-            return max(group.last_t + self.timing.quiet, self._hold)
-        return max(group.deadline(self.timing), self._hold)
+        return max(self._group.deadline(self.timing), self._hold)
 
     def _given_back(self) -> bool:
         """The open drop lost events to the link (a hub restart, a ring that
         could not replay them) and the board is seen again: what the link
         gives back has come (or is due by ``_hold``), and what its prediction
-        still waits for was lost and never comes. So it closes, as a drop
-        seen whole does, after a quiet spell: a coin going in after it is
-        the next drop, seen whole and checked as usual (issue 13, board5: a
-        hub reset mid-cascade left the group waiting for the lost exits,
-        and every drop after it joined it, flagged, for 46 s)."""
+        still waits for may have been lost and never come. So a coin going
+        in after a quiet spell is the next drop, as after a drop seen whole,
+        checked as usual (``Reconciler.feed``; with no coin, it waits the
+        patience as before: a coin balancing on an edge may yet fall).
+        Issue 13, board5: a hub reset mid-cascade left the group waiting for
+        the lost exits, and every drop after it joined it, flagged, for 46 s."""
         group = self._group
         if group is None or not group.is_drop or self.away or (self._down is not None and not self._back):
             return False
