@@ -71,3 +71,26 @@ def test_selftest_command(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert code == 1  # R1S1 was never flipped
     assert "[1/2] Drop a coin in entry 1." in out and "R1S1: dead" in out
+
+
+def test_the_selftest_ends_without_waiting_for_a_key(monkeypatch, capsys):
+    """Found by a newcomer: after its last step the self-test stayed on screen
+    until Enter was pressed (a read of the terminal kept the loop's executor)."""
+    import os
+    import threading
+
+    r, w = os.pipe()  # a terminal nobody types on: its read never returns
+    silent = os.fdopen(r)
+    src = Source([EntryEvent(1.0, 0)])
+    monkeypatch.setattr(guided, "open_source", lambda args: src)
+    monkeypatch.setattr("sys.stdin", silent)
+    codes = []
+    t = threading.Thread(target=lambda: codes.append(
+        guided.run_selftest(parse(guided.add_selftest_arguments, ["--timeout", "1"]))), daemon=True)
+    t.start()
+    t.join(30)  # a ceiling only the old hang reaches
+    hung = t.is_alive()
+    os.close(w)  # (and then the old code ends too)
+    t.join(30)
+    assert not hung and codes == [1]
+    assert "R1S1: dead" in capsys.readouterr().out

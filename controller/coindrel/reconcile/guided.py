@@ -61,14 +61,40 @@ def open_source(args):
     return make_source("hub", options)
 
 
-async def _keys(queue: asyncio.Queue) -> None:
-    """Lines typed on the terminal, as commands (s: skip, q: quit)."""
+async def _keys(queue: asyncio.Queue, stdin=None) -> None:
+    """Lines typed on the terminal, as commands (s: skip, q: quit).
+
+    Read by a daemon thread of its own: a read in the loop's executor kept
+    ``asyncio.run`` from returning once the procedure was done, until the
+    person pressed Enter (the self-test looked frozen on its last step)."""
+    import threading
+
     loop = asyncio.get_running_loop()
-    while True:
-        line = await loop.run_in_executor(None, sys.stdin.readline)
-        if not line:
-            return
-        await queue.put(line.strip().lower())
+    done = asyncio.Event()
+    stdin = stdin or sys.stdin
+
+    def give(item) -> None:
+        try:
+            if item is None:
+                loop.call_soon_threadsafe(done.set)
+            else:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+        except RuntimeError:
+            pass  # the procedure ended and its loop closed: nobody reads these any more
+
+    def read() -> None:
+        while True:
+            try:
+                line = stdin.readline()
+            except (OSError, ValueError):
+                line = ""
+            if not line:
+                give(None)
+                return
+            give(line.strip().lower())
+
+    threading.Thread(target=read, name="coindrel-keys", daemon=True).start()
+    await done.wait()
 
 
 def run_calibrate(args) -> int:
