@@ -97,6 +97,26 @@ async def _keys(queue: asyncio.Queue, stdin=None) -> None:
     await done.wait()
 
 
+async def _let_go(source) -> None:
+    """Restart the hub as the procedure lets it go: its ring keeps the events the person made
+    (coins dropped, rockers pushed) and the table, started again, would replay them into its
+    paused match as turns nobody played; a hub of a new boot has none, and the table reads the
+    board again and asks for the pads to be checked. (Calibration is kept on the hub's flash.)"""
+    ask = getattr(source, "_ask", None)
+    if ask is None:  # a source without a hub (the Pi's own pins) keeps no events for later
+        return
+    from ..hub.protocol import Reset
+
+    try:
+        await asyncio.wait_for(ask(Reset(), wait_connected=0), 3.0)
+    except Exception:  # noqa: BLE001 - gone already, or not answering: it keeps what it had, said below
+        print("the hub did not restart: before the table runs again, restart it (coindrel hub reset), or the "
+              "table takes what was done here for moves of its match", file=sys.stderr, flush=True)
+        return
+    print("the hub restarts, so that the table does not take what was done here for moves of its match",
+          file=sys.stderr, flush=True)  # (stderr: --json's output stays one JSON document)
+
+
 def run_calibrate(args) -> int:
     from .calibrate import Calibration, run
 
@@ -118,6 +138,7 @@ def run_calibrate(args) -> int:
             finally:
                 keys.cancel()
         finally:
+            await _let_go(source)
             await source.close()
 
     result = asyncio.run(go())
@@ -166,6 +187,7 @@ def run_selftest(args) -> int:
             finally:
                 keys.cancel()
         finally:
+            await _let_go(source)
             await source.close()
 
     report = asyncio.run(go())
