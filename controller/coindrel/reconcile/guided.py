@@ -61,14 +61,60 @@ def open_source(args):
     return make_source("hub", options)
 
 
-async def _keys(queue: asyncio.Queue) -> None:
-    """Lines typed on the terminal, as commands (s: skip, q: quit)."""
+async def _keys(queue: asyncio.Queue, stdin=None) -> None:
+    """Lines typed on the terminal, as commands (s: skip, q: quit).
+
+    Read by a daemon thread of its own: a read in the loop's executor kept
+    ``asyncio.run`` from returning once the procedure was done, until the
+    person pressed Enter (the self-test looked frozen on its last step)."""
+    import threading
+
     loop = asyncio.get_running_loop()
-    while True:
-        line = await loop.run_in_executor(None, sys.stdin.readline)
-        if not line:
-            return
-        await queue.put(line.strip().lower())
+    done = asyncio.Event()
+    stdin = stdin or sys.stdin
+
+    def give(item) -> None:
+        try:
+            if item is None:
+                loop.call_soon_threadsafe(done.set)
+            else:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+        except RuntimeError:
+            pass  # the procedure ended and its loop closed: nobody reads these any more
+
+    def read() -> None:
+        while True:
+            try:
+                line = stdin.readline()
+            except (OSError, ValueError):
+                line = ""
+            if not line:
+                give(None)
+                return
+            give(line.strip().lower())
+
+    threading.Thread(target=read, name="coindrel-keys", daemon=True).start()
+    await done.wait()
+
+
+async def _let_go(source) -> None:
+    """Restart the hub as the procedure lets it go: its ring keeps the events the person made
+    (coins dropped, rockers pushed) and the table, started again, would replay them into its
+    paused match as turns nobody played; a hub of a new boot has none, and the table reads the
+    board again and asks for the pads to be checked. (Calibration is kept on the hub's flash.)"""
+    ask = getattr(source, "_ask", None)
+    if ask is None:  # a source without a hub (the Pi's own pins) keeps no events for later
+        return
+    from ..hub.protocol import Reset
+
+    try:
+        await asyncio.wait_for(ask(Reset(), wait_connected=0), 3.0)
+    except Exception:  # noqa: BLE001 - gone already, or not answering: it keeps what it had, said below
+        print("the hub did not restart: before the table runs again, restart it (coindrel hub reset), or the "
+              "table takes what was done here for moves of its match", file=sys.stderr, flush=True)
+        return
+    print("the hub restarts, so that the table does not take what was done here for moves of its match",
+          file=sys.stderr, flush=True)  # (stderr: --json's output stays one JSON document)
 
 
 def run_calibrate(args) -> int:
@@ -92,6 +138,7 @@ def run_calibrate(args) -> int:
             finally:
                 keys.cancel()
         finally:
+            await _let_go(source)
             await source.close()
 
     result = asyncio.run(go())
@@ -140,6 +187,7 @@ def run_selftest(args) -> int:
             finally:
                 keys.cancel()
         finally:
+            await _let_go(source)
             await source.close()
 
     report = asyncio.run(go())
