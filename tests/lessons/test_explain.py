@@ -39,7 +39,7 @@ def test_explanation_words_for_scores_target_and_last_drop():
     board = BoardState.parse("RLLLLLLL/LLLLLLL/RLLLLLLl/LLLLLLL/RLLLLLLr")
     tr = trace(board, [0])
     lines = explain(tr, Scoring(VALUES[0], 1, (8, 6), 10))
-    assert lines == ["Flipped: R1S1 R3S1", "R5S1", "Exit 1: 2 points", "Player 1: 8+2 = 10",
+    assert lines == ["Flipped: R1S1 R3S1", "R5S1.", "Exit 1: 2 points", "Player 1: 8+2 = 10",
                      "Target 10 reached!", "Player 2 gets", "one last drop."]
     tr2 = trace(tr.board, [7])
     lines = explain(tr2, Scoring(VALUES[0], 2, (10, 6), 10, last_drop=True))

@@ -50,7 +50,7 @@ def test_a_good_lesson_chains_boards_and_computes_the_set_up():
     assert two.board == one.board_after == "LLlLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL"
     assert one.required == (("R1S3", "L"),) and one.coins == ()
     assert dict(two.required) == {"R1S3": "L", "R2S2": "L", "R2S3": "L"} and two.coins == ("R1S3",)
-    assert two.explanation() == ["Flipped: R1S3", "Knocked loose: R1S3", "Caught on R2S2 R2S3"]
+    assert two.explanation() == ["Flipped: R1S3.", "Knocked loose: R1S3.", "Caught on R2S2 R2S3."]
 
 
 def test_a_lesson_file_by_path(tmp_path):

@@ -131,7 +131,7 @@ def test_an_unseen_entry_is_inferred_from_what_the_board_did():
     events = [e for e in drop_events(t.board, [1], t.t + 1) if not isinstance(e, EntryEvent)]
     t.board.drop_in_place([1])
     p = t.feed(events)
-    assert p.matched is True and "Flipped: R1S2" in p.lines
+    assert p.matched is True and "Flipped: R1S2." in p.lines
     assert p.lines[-2:] == ("(The entry beam did", "not see the coin.)")
 
 
@@ -174,7 +174,7 @@ def test_without_beams_select_says_the_coin_went_in():
     t.board.drop_in_place([1])
     t.feed([SwitchEvent(t.t + 1, "R1S2", "mid"), SwitchEvent(t.t + 1.1, "R1S2", "L")], settle=False)
     p = t.runner.press(SELECT)
-    assert p.phase == EXPLAIN and p.matched is True and "Flipped: R1S2" in p.lines
+    assert p.phase == EXPLAIN and p.matched is True and "Flipped: R1S2." in p.lines
 
 
 def test_with_no_sensors_the_engine_explains_and_nothing_is_checked():

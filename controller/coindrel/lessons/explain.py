@@ -128,7 +128,8 @@ class Scoring:
 
 
 def _listing(head: str, labels: Sequence[str]) -> list[str]:
-    return wrap(f"{head} {' '.join(labels)}")
+    # ended like a sentence: the panel runs the lines together ("Flipped: R1S2 Caught on R2S1.")
+    return wrap(f"{head} {' '.join(labels)}.")
 
 
 def explain(tr: Trace, scoring: Scoring) -> list[str]:

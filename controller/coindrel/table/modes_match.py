@@ -291,8 +291,8 @@ class Restore(Screen):
             left = [s for s in flow.restore if s.hand is Hand.FLIP] if flow.has_halls else []
             if left:  # the hall sensors still see switches to put back: say so (a silent press seemed lost)
                 more = f" and {len(left) - 2} more" if len(left) > 2 else ""
-                flow._note(MessageView("Not yet", "The sensors see " + ", ".join(x.text for x in left[:2]) + more
-                                       + " still to do. Then press."), now)
+                flow._note(MessageView("Not yet", "Still to do, as the sensors see it: "
+                                       + ", ".join(x.text for x in left[:2]) + more + ". Then press."), now)
                 return
             flow.restore = []
             flow._emit(fx.Belief(flow.match.board))  # put back: the board is the match's again
