@@ -28,6 +28,15 @@ async def started(hub_path, **kw):
     return src, clock
 
 
+async def heard_all(src, hub) -> None:
+    """Until the link has read every byte the hub wrote (a pty moves them in the kernel's own time)."""
+    for _ in range(2000):
+        if src.link.stats["decoder"]["bytes_in"] >= hub.written:
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError("the link never read the hub's bytes")
+
+
 def board(ev):
     return not isinstance(ev, StatusEvent)
 
@@ -183,14 +192,6 @@ def test_a_stalled_process_is_no_silent_hub_but_a_silent_hub_is_still_found(hub_
         await next_event(src, status("connected"))
         hb = src.link.hello.heartbeat_ms / 1000
 
-        async def heard_all() -> None:
-            """Until the link has read every byte the hub wrote (a pty moves them in the kernel's own time)."""
-            for _ in range(2000):
-                if src.link.stats["decoder"]["bytes_in"] >= hub.written:
-                    return
-                await asyncio.sleep(0.005)
-            raise AssertionError("the link never read the hub's bytes")
-
         async def steps(n: int) -> float:
             """Advance 0.1 s at a time until the link is down (or ``n`` steps): the seconds it took.
             (Small steps: a sleeper the test waits for may be another task's, not the link's.)"""
@@ -201,20 +202,20 @@ def test_a_stalled_process_is_no_silent_hub_but_a_silent_hub_is_still_found(hub_
                     return k * 0.1
             return n * 0.1
 
-        await heard_all()
+        await heard_all(src, hub)
         await asyncio.wait_for(clock.wait_sleepers(), 60)
         await clock.advance(5.0)  # asleep far past the silence window (1.5 s)
         await asyncio.wait_for(clock.wait_sleepers(), 60)
         assert src.link.connected
         for _ in range(4):  # the hub, running again too, talks: connected all along
             hub.heartbeat()
-            await heard_all()
+            await heard_all(src, hub)
             assert await steps(5) == pytest.approx(0.5) and src.link.connected
         news = [e for e in src.skipped + [src._queue.get_nowait() for _ in range(src._queue.qsize())]
                 if isinstance(e, StatusEvent)]
         assert not [e for e in news if e.state == "disconnected"], news
         hub.answer = False
-        await heard_all()
+        await heard_all(src, hub)
         await clock.advance(5.0)  # stalled again, and this time the hub says nothing after
         await asyncio.wait_for(clock.wait_sleepers(), 60)
         assert src.link.connected
@@ -241,16 +242,9 @@ def test_a_short_stall_inside_one_wait_is_not_the_hubs_silence(hub_path):
         hb = src.link.hello.heartbeat_ms / 1000
         silence = max(3 * hb, 1.0)
 
-        async def heard_all() -> None:
-            for _ in range(2000):
-                if src.link.stats["decoder"]["bytes_in"] >= hub.written:
-                    return
-                await asyncio.sleep(0.005)
-            raise AssertionError("the link never read the hub's bytes")
-
         for _ in range(3):
             hub.heartbeat()
-            await heard_all()
+            await heard_all(src, hub)
             await running(clock, 0.3)  # the process runs a little, the hub quiet between heartbeats
             await asyncio.wait_for(clock.wait_sleepers(), 60)
             await clock.advance(1.3)  # stalled: nothing ran, this process's served board could not send
@@ -261,7 +255,7 @@ def test_a_short_stall_inside_one_wait_is_not_the_hubs_silence(hub_path):
         assert not [e for e in news if e.state in ("disconnected", "lost")], news
         hub.answer = False
         hub.heartbeat()
-        await heard_all()
+        await heard_all(src, hub)
         took = await running(clock, 10 * silence, done=lambda: not src.link.connected)
         assert not src.link.connected and silence - 0.15 <= took <= silence + 0.35, took
         ev = await next_event(src, status("disconnected"))
