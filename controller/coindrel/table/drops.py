@@ -123,8 +123,7 @@ class DropInputs:
     def _told(self) -> dict[int, str]:
         """The first explanation the players were shown for each drop of this
         match (its number -> the sentence), which a revision is read against."""
-        m, told = getattr(self, "told", (None, None))
-        if m is not self.match or told is None:
+        if self.told[0] is not self.match:
             self.told = (self.match, {})
         return self.told[1]
 

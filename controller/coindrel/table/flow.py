@@ -91,6 +91,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.turn_end: float | None = None  # board time the last scored drop's cascade ended
         self.dropped_t = float("-inf")  # when the dropper last fired
         self.diagnosis = None  # the mismatch on screen (a DiagnosisView)
+        self.told: tuple = (None, {})  # (the match, its drop -> the first explanation shown): drops._told
         self.answers: list[dict] = []  # the players' answers to it, for the daemon to journal (questions.py)
         self.answer_held: tuple | None = None  # "Correct score" chosen: the answer once the correction is done
         self.blamed_halls: frozenset[int] = frozenset()  # switches whose hall the last drop's diagnosis holds lying

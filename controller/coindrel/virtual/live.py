@@ -78,10 +78,14 @@ class Server:
             speed = self.speed or 1.0
             self.board.run_until(min(self.pace.now(speed), self._limit()))
 
-    def incoming(self, data: bytes) -> None:
+    def _let_time_run(self) -> None:
+        """Board time starts (``--wait``) at the first thing that happens: bytes, a key, a hand."""
         if self.held:
             self.held = False
             self.pace.anchor(self.board.now)
+
+    def incoming(self, data: bytes) -> None:
+        self._let_time_run()
         self._catch_up()
         self.commands += 1
         self.wire.receive(data)
@@ -140,9 +144,7 @@ class Server:
         if ch == ":":
             self.typed = ""
             return
-        if self.held:
-            self.held = False
-            self.pace.anchor(self.board.now)
+        self._let_time_run()
         if ch in "12345678":
             self._catch_up()
             self.board.drop(int(ch) - 1)
@@ -163,9 +165,7 @@ class Server:
         except EngineError as e:
             self.say(str(e))
             return
-        if self.held:
-            self.held = False
-            self.pace.anchor(self.board.now)
+        self._let_time_run()
         self._catch_up()
         try:
             done = act()
@@ -178,9 +178,7 @@ class Server:
     def clear_pads(self) -> None:
         """A person takes every resting coin off the pads (the ``c`` key, or
         SIGUSR1 for a board served with no terminal)."""
-        if self.held:
-            self.held = False
-            self.pace.anchor(self.board.now)
+        self._let_time_run()
         self._catch_up()
         cleared = self.board.clear_pads()
         self.say(f"pads cleared by hand: {', '.join(cleared) if cleared else 'no coin was resting'}")
