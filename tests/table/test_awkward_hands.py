@@ -133,3 +133,40 @@ def test_rockers_pushed_over_by_hand_to_put_the_board_back_blame_no_part(tmp_pat
     n = len(flow.match.results)
     assert run_until(rig, lambda: len(flow.match.results) >= n + 6, 200)
     assert not rig.table.reconciler.worlds[0].faults
+
+
+def test_a_press_just_after_the_last_flip_keeps_the_coins_believed(tmp_path):
+    """Put back at once (the last rocker pushed over, select pressed straight
+    after): that flip's events were still one open group, grouped again
+    against the board just put back, as a rocker moved by hand; the coin
+    believed on its pad went, and the next drops blamed a hall."""
+    rig = rig_for(tmp_path, seed=8, clock="off")
+    flow = rig.table.flow
+    play = rig.players.step
+    for k in range(2):
+        assert run_until(rig, lambda: flow.match is not None and len(flow.match.results) >= 5 + 5 * k, 300)
+        rig.players.step = lambda: None
+        run_until(rig, lambda: False, 3.0)
+        run_until(rig, lambda: flow.match.phase == "turn" and not rig.table.reconciler.busy, 20)
+        rig.table.handle_action("back")
+        flow.selected = 1  # Undo last drop
+        rig.table.handle_action("select")
+        assert flow.mode == "restore"
+        do_by_hand(rig.board, flow.asking)
+        run_until(rig, lambda: False, 0.2)
+        rig.table.handle_action("select")
+        assert flow.mode == "turn"
+        rig.players.step = play
+    n = len(flow.match.results)
+    flagged = []
+    seen = flow.on_report
+
+    def on_report(report, now):
+        if report.drop is not None and report.verdict != "ok":
+            flagged.append(report)
+        seen(report, now)
+
+    flow.on_report = on_report
+    assert run_until(rig, lambda: len(flow.match.results) >= n + 12, 300)
+    assert not flagged, [(r.drop, r.diagnosis[:2]) for r in flagged]
+    assert not rig.table.reconciler.worlds[0].faults

@@ -389,9 +389,22 @@ class _HandsOn:
 
 
 class _HandsOff:
+    """(On the reconciler's side.) The players say the board is back. The
+    rockers they pushed over last may still be one open coinless group: it
+    is theirs, so it goes (its readings kept), never grouped again against
+    the board they set (a last flip and a quick press read as a rocker moved
+    by hand, and the coin believed on its pad was lost)."""
+
     def __call__(self, rec: Reconciler) -> None:
+        from ..events import SwitchEvent
         from ..reconcile.world import World
 
+        group = rec._group
+        if group is not None and not group.is_drop and group is not rec._tail:
+            for ev in group.ordered():
+                if isinstance(ev, SwitchEvent) and ev.switch in rec.switch_index:
+                    rec.readings[rec.switch_index[ev.switch]] = ev.pos
+            rec._group = None
         faults = rec.__dict__.pop("hands_from", None)
         if faults is not None and rec.worlds[0].faults != faults:
             rec.worlds = [World(rec.geometry, rec.worlds[0].codes, faults)]
