@@ -66,3 +66,70 @@ def test_hands_do_what_the_table_asks():
     b = Board()
     assert do_by_hand(b, [HandStep(Hand.FLIP, "R1S1", "R"), HandStep(Hand.TAKE_OUT, "R2S2")]) == 2
     assert b.did == [("flip", "R1S1", "R"), ("out", "R2S2")]
+
+
+def test_a_coin_step_of_the_put_back_not_done_is_named_as_such_not_as_a_fault(tmp_path):
+    """Undo, then the flips done but not the coin steps (no sensor sees a coin
+    on a pad, so the table takes the press for done): the drop that meets that
+    pad is a put-back step not done, not a pad or hall fault kept for ever."""
+    rig = rig_for(tmp_path, seed=9, clock="off")
+    flow = rig.table.flow
+    assert run_until(rig, lambda: flow.match is not None and len(flow.match.results) >= 6)
+    play, rig.players.step = rig.players.step, lambda: None
+    run_until(rig, lambda: False, 3.0)  # the last coin has landed
+    run_until(rig, lambda: flow.match.phase == "turn" and not rig.table.reconciler.busy, 20)
+    rig.table.handle_action("back")
+    flow.selected = 1  # Undo last drop
+    rig.table.handle_action("select")
+    assert flow.mode == "restore"
+    coin_steps = [s for s in flow.asking if s.hand in (Hand.COIN_ON, Hand.COIN_OFF)]
+    assert coin_steps, "seed 9's undo asks for a coin to be taken off"
+    do_by_hand(rig.board, [s for s in flow.asking if s not in coin_steps])
+    run_until(rig, lambda: False, 2.0)
+    rig.table.handle_action("select")
+    assert flow.mode == "turn"
+    findings = []
+    seen = flow.on_report
+
+    def on_report(report, now):
+        findings.extend(report.diagnosis or ())
+        seen(report, now)
+
+    flow.on_report = on_report
+    rig.players.step = play
+    n = len(flow.match.results)
+    assert run_until(rig, lambda: len(flow.match.results) >= n + 6, 200)
+    assert findings, "a drop met the pad the put-back left wrong"
+    pads = {s.label for s in coin_steps}
+    first = findings[0].fault
+    assert first.name in ("coin_added", "coin_removed") and first.where in pads, findings[:3]
+    from coindrel.reconcile.faults import say
+
+    assert "putting the board back" in say(first)
+    assert not rig.table.reconciler.worlds[0].faults  # nothing blamed on the board's parts
+
+
+def test_rockers_pushed_over_by_hand_to_put_the_board_back_blame_no_part(tmp_path):
+    """The put-back's flips, made by hand as the table lists them, read as one
+    coinless 'drop' whose best story had lying halls and a pad that lets go;
+    kept once the board was back, they were blamed for ever after."""
+    rig = rig_for(tmp_path, seed=5, clock="off")
+    flow = rig.table.flow
+    assert run_until(rig, lambda: flow.match is not None and len(flow.match.results) >= 6)
+    play, rig.players.step = rig.players.step, lambda: None
+    run_until(rig, lambda: False, 3.0)
+    run_until(rig, lambda: flow.match.phase == "turn" and not rig.table.reconciler.busy, 20)
+    assert not rig.table.reconciler.worlds[0].faults
+    rig.table.handle_action("back")
+    flow.selected = 1  # Undo last drop
+    rig.table.handle_action("select")
+    assert flow.mode == "restore"
+    assert sum(s.hand is Hand.FLIP for s in flow.asking) >= 3, "seed 5's undo flips several rockers back"
+    do_by_hand(rig.board, flow.asking)
+    run_until(rig, lambda: False, 2.0)
+    rig.table.handle_action("select")
+    assert flow.mode == "turn"
+    rig.players.step = play
+    n = len(flow.match.results)
+    assert run_until(rig, lambda: len(flow.match.results) >= n + 6, 200)
+    assert not rig.table.reconciler.worlds[0].faults

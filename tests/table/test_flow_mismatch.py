@@ -112,6 +112,38 @@ def test_a_press_before_the_board_is_put_back_says_what_is_left():
     assert flow.mode == "turn"
 
 
+def test_a_hall_that_never_sees_the_put_back_does_not_keep_the_table_in_restore():
+    """A stuck hall sees its rocker on the old side for ever: "Not yet" each press
+    kept the table there (no way on but killing it). Holding says it is done."""
+    flow = make_flow()
+    m = started(flow)
+    rep = report_for(m, 0, 1, verdict="mismatch", diagnosis=[type("F", (), {"say": "R1S1 stuck?"})()])
+    flow.on_report(rep, 2.0)
+    choose(flow, "Undo last drop", 2.5)
+    flow.on_event(SwitchEvent(3.0, "R1S1", "R"), 3.0)  # the hall still reads the drop's flip
+    flow.note = None
+    flow.on_action("select", 4.0)
+    assert flow.mode == "restore" and flow.note.title == "Not yet" and "Hold" in flow.note.text
+    flow.on_action("hold-select", 4.5)  # at once, over the note that asks for it
+    assert flow.mode == "turn"
+    assert not flow.asking
+
+
+def test_undo_while_the_next_coin_falls_waits_for_it_to_land():
+    """The put-back's hands met a coin still falling: its cascade and their
+    flips were read as one drop, and parts were blamed for it."""
+    flow = make_flow()
+    m = started(flow)
+    rep = report_for(m, 0, 1, verdict="mismatch", diagnosis=[type("F", (), {"say": "R1S1 stuck?"})()])
+    flow.on_report(rep, 2.0)
+    flow.on_event(SwitchEvent(2.2, "R1S1", "R"), 2.2)
+    flow.on_entry(3, 2.3)  # the next coin goes in while the question is up
+    choose(flow, "Undo last drop", 2.5)
+    assert flow.note is not None and flow.note.title == "Not yet" and "still falling" in flow.note.text
+    assert len(m.results) == 1 and flow.mode != "restore"
+    assert flow.diagnosis is not None  # the question stays for when the coin has landed
+
+
 def test_a_revision_of_an_earlier_drop_is_shown_on_the_same_paged_screen():
     from types import SimpleNamespace
 

@@ -59,6 +59,7 @@ class CoinAdded(Fault):
     unseen: bool = False  # the pad was unknown: coins fell there while the hub's events were lost
     tipped_to: str = ""  # put on this rocker's lever-side pad, tipped on to that one unseen (tipped.py)
     via: str = ""  # by a coin of this drop ("7") or of these in flight together ("7-8")
+    asked: bool = False  # (with ``unseen``) a put-back after an undo asked people to change this pad
     name: ClassVar[str] = catalog.COIN_ADDED
 
     @property
@@ -70,6 +71,7 @@ class CoinAdded(Fault):
 class CoinRemoved(Fault):
     switch: str
     unseen: bool = False
+    asked: bool = False
     name: ClassVar[str] = catalog.COIN_REMOVED
 
     @property
@@ -139,6 +141,7 @@ class Unexplained(Fault):
     """Nothing in the fault table (one or two faults) reproduces the drop."""
 
     unseen: bool = False  # while pads nobody saw after lost events may hold anything
+    asked: bool = False  # (with ``unseen``) pads people changed by hand to put the board back
     name: ClassVar[str] = catalog.UNEXPLAINED
 
     @property
@@ -250,6 +253,17 @@ UNSEEN_PAD = MappingProxyType({
     catalog.UNEXPLAINED: "What the board did does not follow from the coins believed on the pads, which nobody could "
                          "see while the hub's events were lost: check the pads (not a fault).",
 })
+# A pad a put-back after an undo asked people to change by hand: no sensor
+# sees a coin on a pad, so the table took their word; a later drop that finds
+# it otherwise tells of a step not done (or undone), not of a fault.
+ASKED_PAD = MappingProxyType({
+    catalog.COIN_ADDED: "A coin was resting on {where}: putting the board back after the undo, the coin there was "
+                        "not taken off, or was put back (not a fault).",
+    catalog.COIN_REMOVED: "No coin was on {where}: putting the board back after the undo, the coin asked for there "
+                          "was not put on, or fell off (not a fault).",
+    catalog.UNEXPLAINED: "What the board did does not follow from the coins believed on the pads that were set by hand "
+                         "when the board was put back after the undo: check the pads (not a fault).",
+})
 # How likely an unknown pad is to hold what the controller did not expect:
 # the coins that fell unseen rest on, or knock off, pads like any others.
 UNSEEN_PAD_PRIOR = 0.2
@@ -259,7 +273,7 @@ def say(fault: Fault, together: tuple[Fault, ...] = ()) -> str:
     """One sentence a person understands; ``together`` names the faults that
     only with this one explain the drop."""
     if getattr(fault, "unseen", False):
-        text = UNSEEN_PAD[fault.name].format(where=fault.where)
+        text = (ASKED_PAD if getattr(fault, "asked", False) else UNSEEN_PAD)[fault.name].format(where=fault.where)
     elif getattr(fault, "tipped_to", ""):
         text = (f"Or that coin was put by hand on {fault.where}'s pad, on the side away from its inlet, and a coin "
                 f"of drop{'s' if '-' in fault.via else ''} {fault.via} tipped it on to {fault.tipped_to} unseen.")

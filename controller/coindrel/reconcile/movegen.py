@@ -67,8 +67,9 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
             out.append(Move("slip", s, fault=_fault(PadNotHolding, label), cost=_LOG[catalog.PAD_NOT_HOLDING]))
         if s not in base_pad:
             unseen = s in search.unsure
+            asked = unseen and s in search.asked
             if code & COIN:
-                out.append(Move("remove", s, fault=_fault(CoinRemoved, label, True) if unseen else _fault(CoinRemoved, label),
+                out.append(Move("remove", s, fault=_fault(CoinRemoved, label, True, asked) if unseen else _fault(CoinRemoved, label),
                                 cost=UNSEEN_COST if unseen else _LOG[catalog.COIN_REMOVED]))
                 # Or that coin never arrived: it stuck in the chute it came
                 # by (the drop that sent it saw nothing: it would have
@@ -77,7 +78,7 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
                     if via not in idx.jams and not any(m.kind == "chute" and (m.s, m.side) == via for m in base):
                         out.append(Move("lost", s, 2 * via[0] + via[1], fault=_fault(Jam, labels[via[0]], via[1]), cost=_LOG[catalog.JAM]))
             else:
-                out.append(Move("add", s, fault=_fault(CoinAdded, label, True) if unseen else _fault(CoinAdded, label),
+                out.append(Move("add", s, fault=_fault(CoinAdded, label, True, "", "", asked) if unseen else _fault(CoinAdded, label),
                                 cost=UNSEEN_COST if unseen else _LOG[catalog.COIN_ADDED]))
             if s in idx.halls:
                 out.append(Move("pad", s, fault=_fault(HallFault, label), cost=DOUBT_HIDDEN_PAD))

@@ -284,6 +284,7 @@ class Reconciler(PlainVerdicts, LinkOutage):
         """The players checked the pads (or set up a new match): the belief's
         resting coins are right again."""
         self.unsure = set()
+        self.__dict__.pop("asked", None)
 
     # -- inside ------------------------------------------------------------------------
 
@@ -326,6 +327,7 @@ class Reconciler(PlainVerdicts, LinkOutage):
         searched = min(LIVE_MAX, len(live))
         search = Search(self.physics, obs, [e for _, e in obs.entries], self.sensors, self.timing.chatter_window, self.labels,
                         self.budget, self.timing.flip_limit, self.proven, self.rates.spare_cost, frozenset(self.unsure))
+        search.asked = self.__dict__.get("asked", frozenset())  # unsure pads a put-back asked hands to change
         settling = search.settling = self.__dict__.setdefault("settling", {})  # (a checkpoint from before it has none)
         fresh, search.fresh = turns_since(self.__dict__.setdefault("fresh", {}), self.drops + 1)
         if obs.entries:

@@ -81,7 +81,12 @@ def _new_match(table, e: fx.NewMatch, now: float) -> None:
 
 @carries(fx.Belief)
 def _belief(table, e: fx.Belief, now: float) -> None:
-    table._believe(e.board, halls_right=e.halls_right)
+    table._believe(e.board, halls_right=e.halls_right, by_hand=e.by_hand)
+
+
+@carries(fx.Hands)
+def _hands(table, e: fx.Hands, now: float) -> None:
+    table._hands(bool(e.on))
 
 
 @carries(fx.Expect)

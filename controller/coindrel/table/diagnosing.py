@@ -194,10 +194,12 @@ class DiagnosisMixin:
         return out
 
     def _believe(self, board: BoardState, match: Match | None = None, halls_right: bool = False,
-                 pads_checked: bool = False) -> None:
+                 pads_checked: bool = False, by_hand: frozenset = frozenset()) -> None:
         """The match set the board (a new match, an undo, a drop scored as
         predicted, the players' "Board is right": ``halls_right``; their
-        set-up of a new match: ``pads_checked``, the resting coins are known)."""
+        set-up of a new match: ``pads_checked``, the resting coins are known;
+        ``by_hand``: pads people were asked to put a coin on or take one off,
+        which no sensor sees done)."""
         self._reconciler_for(match or self.flow.match)
         # within a match (an answer, an undo put back, a coin lost) a coin falling now is the next drop:
         # its events are kept; a new match lets go of what fell before it
@@ -208,10 +210,21 @@ class DiagnosisMixin:
             self._diag.reset(board, halls_right=halls_right, keep_open=keep_open)
             if pads_checked:
                 self._diag.call(_PadsKnown(falling))
+            if by_hand:
+                self._diag.call(_SetByHand(by_hand))
         else:
             self.reconciler.reset(board, halls_right=halls_right, keep_open=keep_open)
             if pads_checked:
                 _PadsKnown(falling)(self.reconciler)
+            if by_hand:
+                _SetByHand(by_hand)(self.reconciler)
+
+    def _hands(self, on: bool) -> None:
+        call = _HandsOn() if on else _HandsOff()
+        if self._diag is not None:
+            self._diag.call(call)
+        elif self.reconciler is not None:
+            call(self.reconciler)
 
     def _expect(self, expecting: bool) -> None:
         if self._diag is not None:
@@ -363,6 +376,45 @@ class _PadsKnown:
         rec.pads_known()
         if self.falling is not None:
             rec.still_falling(self.falling)
+
+
+class _HandsOn:
+    """(On the reconciler's side.) People put the board back as the table
+    asks: the faults believed now are the ones kept once they are done (a
+    rocker pushed over by hand made a hall or a pad look faulty: tests/table/
+    test_awkward_hands.py)."""
+
+    def __call__(self, rec: Reconciler) -> None:
+        rec.__dict__.setdefault("hands_from", rec.worlds[0].faults)
+
+
+class _HandsOff:
+    def __call__(self, rec: Reconciler) -> None:
+        from ..reconcile.world import World
+
+        faults = rec.__dict__.pop("hands_from", None)
+        if faults is not None and rec.worlds[0].faults != faults:
+            rec.worlds = [World(rec.geometry, rec.worlds[0].codes, faults)]
+
+
+class _SetByHand:
+    """Pads people were asked to change by hand (putting the board back
+    after an undo): the table took their word, which no sensor can check, so
+    a later drop that finds them otherwise tells of a step not done, not of a
+    fault (``Reconciler.unsure``, the put-back's words: ``faults.ASKED_PAD``)."""
+
+    def __init__(self, pads: frozenset):
+        self.pads = frozenset(pads)
+
+    def __call__(self, rec: Reconciler) -> None:
+        from ..engine.core import HOLE
+
+        pads = {s for s in self.pads if rec.worlds[0].codes[s] != HOLE}
+        if not rec.unsure:
+            rec.asked = frozenset(pads)  # (pads unseen since an outage keep the outage's words)
+        else:
+            rec.asked = frozenset(rec.__dict__.get("asked", frozenset()) | (pads - rec.unsure))
+        rec.unsure = set(rec.unsure) | pads
 
 
 def _learned_timing(rec: Reconciler):

@@ -27,12 +27,13 @@ class Kind(str, Enum):
     END_MATCH = "end-match"
     REOPEN_MATCH = "reopen-match"
     WAKE = "wake"
+    HANDS = "hands"
 
     def __str__(self) -> str:
         return self.value
 
 
-SOUND, LED, LEDS_OFF, DROP, BELIEF, EXPECT, NEW_MATCH, END_MATCH, REOPEN_MATCH, WAKE = Kind
+SOUND, LED, LEDS_OFF, DROP, BELIEF, EXPECT, NEW_MATCH, END_MATCH, REOPEN_MATCH, WAKE, HANDS = Kind
 
 
 class Effect:
@@ -84,10 +85,25 @@ class Belief(Effect):
     kind: ClassVar[Kind] = Kind.BELIEF
     board: Any  # an engine BoardState
     halls_right: bool = False  # the players vouched for the board as its hall sensors read it
+    by_hand: frozenset = frozenset()  # pads people were asked to put a coin on or take one off
 
     @property
     def data(self):
         return self.board
+
+
+@dataclass(frozen=True)
+class Hands(Effect):
+    """People's hands are on the board as the table asked (``on``: putting it
+    back after an undo) or done: the rockers they push over are no evidence of
+    a fault, so the faults believed before them are kept as they were."""
+
+    kind: ClassVar[Kind] = Kind.HANDS
+    on: bool
+
+    @property
+    def data(self):
+        return self.on
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.turn_end: float | None = None  # board time the last scored drop's cascade ended
         self.dropped_t = float("-inf")  # when the dropper last fired
         self.diagnosis = None  # the mismatch on screen (a DiagnosisView)
+        self.note_passes: frozenset = frozenset()  # presses a note invites (``_note``)
         self.told: tuple = (None, {})  # (the match, its drop -> the first explanation shown): drops._told
         self.answers: list[dict] = []  # the players' answers to it, for the daemon to journal (questions.py)
         self.answer_held: tuple | None = None  # "Correct score" chosen: the answer once the correction is done
@@ -166,8 +167,9 @@ class TableFlow(Starting, DropInputs, MatchActions):
         """The daemon's own question to the players (board events lost for good)."""
         self._ask(view)
 
-    def _note(self, view: MessageView, now: float) -> None:
-        self.note, self.note_until = view, now + NOTE_SECONDS
+    def _note(self, view: MessageView, now: float, passes: frozenset = frozenset()) -> None:
+        """A passing note; ``passes``: presses it invites, which go on to the screen under it."""
+        self.note, self.note_until, self.note_passes = view, now + NOTE_SECONDS, passes
 
     @property
     def expecting(self) -> bool:
@@ -194,7 +196,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         except ValueError:
             return  # not a button (the keypad, scripts and the control socket send only these)
         self._emit(fx.Wake())
-        if self.note is not None and now < self.note_until:
+        if self.note is not None and now < self.note_until and press not in getattr(self, "note_passes", ()):
             self._act_note(press, now)  # a press puts a passing note away (or reads on)
             return
         self.note = None

@@ -203,8 +203,11 @@ class Mismatch(Screen):
         if chosen is None:
             flow.diagnosis = d2
             return
-        flow.diagnosis = None
         answer = Answer(d.options[chosen]) if d.options else Answer.BOARD_RIGHT
+        if answer is Answer.UNDO and flow.coin_falling():
+            flow._undo(now)  # says why not yet; the question stays
+            return
+        flow.diagnosis = None
         # the answer is journalled with what it changes (questions.py): a correction only once it is done
         asked = d.drop if d is not None else None
         if answer is Answer.CORRECT:
@@ -289,13 +292,19 @@ class Restore(Screen):
             flow.scroll = max(0, min(len(flow.restore), flow.scroll + (1 if press == NEXT else -1)))
         elif press in (SELECT, HOLD_SELECT):
             left = [s for s in flow.restore if s.hand is Hand.FLIP] if flow.has_halls else []
-            if left:  # the hall sensors still see switches to put back: say so (a silent press seemed lost)
+            if left and press == SELECT:  # the hall sensors still see switches to put back: say so (a silent press seemed lost)
                 more = f" and {len(left) - 2} more" if len(left) > 2 else ""
                 flow._note(MessageView("Not yet", "Still to do, as the sensors see it: "
-                                       + ", ".join(x.text for x in left[:2]) + more + ". Then press."), now)
+                                       + ", ".join(x.text for x in left[:2]) + more + ". Then press. "
+                                       "Done already? Hold: a sensor may be wrong."), now, passes=frozenset({HOLD_SELECT}))
                 return
+            # held: the players say it is back although a hall sees otherwise (a hall that is stuck
+            # would keep the table here for ever); the reconciler weighs that hall at the next drop
+            # put back: the board is the match's again, its coins as people say they set them
+            by_hand = frozenset(s.switch for s in flow.restore if s.hand in (Hand.COIN_ON, Hand.COIN_OFF))
             flow.restore = []
-            flow._emit(fx.Belief(flow.match.board))  # put back: the board is the match's again
+            flow._emit(fx.Hands(False))
+            flow._emit(fx.Belief(flow.match.board, by_hand=by_hand))
             flow._resume("player", now)
             flow._resume("mismatch", now)
             flow._go(Mode.REVEAL if flow.match.phase == PHASE_REVEAL else Mode.TURN, now)

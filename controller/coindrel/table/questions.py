@@ -34,6 +34,7 @@ from dataclasses import replace
 from ..display import DiagnosisView
 from ..engine import EngineError
 from ..engine import PHASE_REVEAL
+from . import effects as fx
 from .modes import Mode
 
 log = logging.getLogger("coindrel.table")
@@ -176,6 +177,7 @@ class QuestionsMixin:
         f = self.flow
         f.restore_coins = (before, after)
         f.restore = restore_steps(match.board, f.halls, f.restore_coins)
+        f._emit(fx.Hands(True))
         f._go(Mode.RESTORE, self.now())
         self.restore_noted = True
         log.warning("the board was being put back after an undo when the table stopped; asked again")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..display import DiagnosisView, MessageView
-from ..engine import PHASE_REVEAL, PHASE_TURN, EngineError
+from ..engine import PHASE_FALLING, PHASE_REVEAL, PHASE_TURN, EngineError
 from . import effects as fx
 from .modes import Mode
 from .paging import choose_on_notice
@@ -19,6 +19,11 @@ HINT_SECONDS = 8.0
 class MatchActions:
     panel_size = (128, 64)  # the daemon sets its display's: notices page by what fits on it
     hint_shown = (None, 0)  # the hint on screen, and the drop it was for
+
+    def coin_falling(self) -> bool:
+        """A coin went in and its drop is not scored yet: hands on the board
+        now would meet it (an undo then mixed its cascade with the put-back)."""
+        return self.match is not None and self.match.phase == PHASE_FALLING
 
     def _act_note(self, press, now: float) -> None:
         """A button on a passing note: a paged one (a coin outside a drop)
@@ -89,6 +94,10 @@ class MatchActions:
 
     def _undo(self, now: float) -> None:
         m = self.match
+        if self.coin_falling():
+            self._note(MessageView("Not yet", "A coin is still falling. Undo once it has landed: it may be the "
+                                   "drop to undo.", alert=True), now)
+            return
         before = m.board.copy()
         try:
             m.undo(now)
@@ -102,6 +111,7 @@ class MatchActions:
         # the reconciler goes on believing the board as it stands until the players have put it back
         self.pauses.discard("mismatch")
         self.restore = restore_steps(m.board, self.halls, self.restore_coins)
+        self._emit(fx.Hands(True))
         self._go(Mode.RESTORE, now)
 
     # -- correcting what the last drop scored ---------------------------------------------
