@@ -36,9 +36,7 @@ def hand_turns(search, world, e: int) -> float:
     ``e``'s empty inlet pad (``search.fresh``, below): a coin there makes
     what one more coin in the beam makes, so a handful's story is weighed
     against that many chances of a hand's coin (a fixed prior per
-    explanation), not against one. Only a handful of one coin more: a hand's
-    coin stands for one coin, so two more in the beam are no hand's story
-    (that would take a hand's coin and a handful too) and pay no turns."""
+    explanation), not against one."""
     g = world.geometry
     sw = g.entry_switches[e]
     k = search.fresh.get(sw, 1) if _empty_inlet(world.codes[sw], g.inlets[sw]) else 1

@@ -183,7 +183,7 @@ class Search:
                 entries.extend([s] * m.side)
                 added[s] = added.get(s, 0) + m.side
                 handful += m.side
-                cost += handful_cost(m.side) - (hand_turns(self, world, s) if m.side == 1 else 0.0)
+                cost += handful_cost(m.side) - hand_turns(self, world, s)
             elif k == "phantom":  # the beam broke with no coin: something blocks it from now on
                 entries.remove(s)
                 blocked = (s,)
