@@ -65,21 +65,27 @@ def test_a_coin_a_handful_may_have_left_on_the_pad_blames_nothing():
     out = _reconcile(_case(LEFT))
     assert [r["verdict"] for r in out] == ["ok"] * len(out)
     five = [r for r in out if r["entry"] == 5 and r["t"] > 142]
-    # what was on the pad before the drop is expected: as observed
-    assert five[0]["expected"] == five[0]["observed"] and five[0]["observed"]["exits"] == [10, 11, 12]
+    # what was on the pad before the drop is expected: as observed (with the
+    # counts at 142.53 and 142.64 108 ms apart a handful in the first break
+    # is as likely, the coin then resting with those coins: either story)
+    assert all(r["expected"] == r["observed"] for r in five)
+    assert sorted(x for r in five for x in r["observed"]["exits"]) == [10, 11, 12]
 
 
 def test_a_hand_on_the_rocker_since_forgets_the_handful():
     """The same session with R1S5 turned over and back by a hand between (a
     slow flip each way, no coin): the last thing done to that rocker was a
-    hand, not a coin's flip, so the coin found on its pad is no handful's:
-    the drop is flagged."""
+    hand, not a coin's flip, so the coin found on its pad is no earlier
+    handful's: the drop's first coin is predicted to rest on the empty pad
+    (the coin found there is a hand's, or one more in the beam with this
+    drop's first count, 108 ms before its second: then no part is blamed)."""
     lines = _case(LEFT)
     hand = [{"t": 137.0, "kind": "switch", "switch": "R1S5", "pos": "mid"}, {"t": 137.4, "kind": "switch", "switch": "R1S5", "pos": "L"},
             {"t": 138.0, "kind": "switch", "switch": "R1S5", "pos": "mid"}, {"t": 138.4, "kind": "switch", "switch": "R1S5", "pos": "R"}]
     out = _reconcile([lines[0]] + sorted(lines[1:] + hand, key=lambda d: d["t"]))
     five = [r for r in out if r.get("entry") == 5 and r["t"] > 142]
-    assert five[0]["verdict"] == "mismatch"
+    assert five[0]["expected"] == {"exits": [], "flips": {}}
+    assert five[0]["verdict"] == "mismatch" or five[0]["observed"] == five[0]["expected"]
 
 
 def test_a_coin_found_many_turns_later_is_a_hands():
@@ -103,3 +109,18 @@ def test_a_handful_after_a_coin_in_the_same_group_is_timed_from_its_own_break():
     out = _reconcile(_case(CASE.parent / "handful_after_a_coin_in_one_group.jsonl"))
     assert [r["verdict"] for r in out] == ["ok"] * 3
     assert all(r["entry"] == 2 and r["entry_seen"] for r in out)
+
+
+def test_a_handful_in_the_second_of_two_close_counts_costs_one_double():
+    """Entry 4 counts at 33.1385 and 33.2135 (75 ms apart: two coins, or one
+    counted twice), the second break two coins in the beam together; R1S4,
+    its pad empty on the inlet side, flips over and back (the first coin
+    rests, the second tips it on, the third flips it back), and the coins go
+    on to exit 5. Three coins: the close pair is one double, the handful in
+    its second break a handful; the coins it adds are no more doubles (they
+    were charged as two, and a coin put on R1S4 by hand ranked first)."""
+    out = _reconcile(_case(CASE.parent / "handful_in_the_second_of_two_counts.jsonl"))
+    assert [r["verdict"] for r in out] == ["ok"] * 3
+    assert all(r["entry"] == 4 and r["entry_seen"] for r in out)
+    assert sum(r["observed"]["flips"].get("R1S4", 0) for r in out) == 2
+

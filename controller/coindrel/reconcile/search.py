@@ -134,6 +134,7 @@ class Search:
         blocked = ()
         handful = 0
         left = False
+        added: dict = {}  # entry -> coins the moves put in with its counts
         for m in moves:
             cost += m.cost
             k, s = m.kind, m.s
@@ -175,10 +176,12 @@ class Search:
                 if self.entries:  # a second coin at the same moment as one the beams saw
                     cost += TWO_COINS_AT_ONCE if s in self.entries else ANOTHER_COIN
                 entries.append(s)
+                added[s] = added.get(s, 0) + 1
                 if k == "entry+rest":
                     codes[self.physics.geometry.entry_switches[s]] |= COIN
             elif k == "handful":  # m.side more coins in the beam with this entry's count
                 entries.extend([s] * m.side)
+                added[s] = added.get(s, 0) + m.side
                 handful += m.side
                 cost += handful_cost(m.side) - hand_turns(self, world, s)
             elif k == "phantom":  # the beam broke with no coin: something blocks it from now on
@@ -203,10 +206,14 @@ class Search:
             elif k == "hand_at":
                 between.append((s, m.side))
                 hand[s] = hand.get(s, 0) + 1
+        # Each close pair of counts the story keeps as two coins costs a
+        # double; only the counts it took back (a repeat, a phantom) are not
+        # coins. Coins it adds (a handful in one of those breaks, a coin the
+        # beam missed) are paid for by their own moves, not as more doubles.
         for e, close in self.close_counts.items():
             if close and e in self.entries:
-                kept = close - (self.entries.count(e) - entries.count(e))
-                cost += max(0, kept) * DOUBLE
+                taken = self.entries.count(e) - (entries.count(e) - added.get(e, 0))
+                cost += max(0, close - taken) * DOUBLE
         codes0 = bytes(codes)
         table = self.physics.table(stuck, slips, jams)
         if between:
