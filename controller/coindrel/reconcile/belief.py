@@ -116,7 +116,7 @@ def successors(cand, geometry, at: int = 0) -> list[World]:
     logp = cand.logp
     # An unseated rocker that a coin's flip seated again was a one-off knock:
     # the story remembers it, so a later revision sees it confirmed, not gone.
-    reseated = tuple(f for f in d.fixed if isinstance(f, SwitchUnseated))
+    reseated = tuple(f for f in (*d.fixed, *d.unshown) if isinstance(f, SwitchUnseated))
     # A jam whose coins came free and that is clear now was a jam: the story
     # keeps it, so a revision of the drop it stopped a coin in sees it confirmed.
     # So does a jam gone with its coin still stopped in it (the chute lets
