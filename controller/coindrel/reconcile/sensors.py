@@ -46,13 +46,14 @@ BLOCKED = math.log(0.3)
 
 
 class Derivation:
-    __slots__ = ("new", "exercised", "unshown", "fixed", "cost")
+    __slots__ = ("new", "exercised", "unshown", "fixed", "other_side", "cost")
 
     def __init__(self):
         self.new: list = []
         self.exercised: list = []
         self.unshown: list = []
         self.fixed: list = []
+        self.other_side: list = []  # unseated rockers seated on their other side now: cured, or one-sided
         self.cost = 0.0
 
     def add(self, fault, extra: float = 0.0) -> None:
@@ -245,14 +246,15 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
                 d.exercised.append(fault)
                 d.cost += unseated_cost
                 continue
-            if ok and tf % 2:
-                # Turned over to its other side and seated there: that says
-                # nothing of the side it would not seat on (a warped rocker,
-                # debris in that seat) -- or it was a knock the flip cured.
-                d.unshown.append(fault)
+            if ok and tf % 2 and obs.pre[s] == "mid":
+                # Turned over from where it sat unseated and seated on its
+                # other side: a knock the flip cured, or a rocker that will
+                # not seat on that one side (warped, debris in that seat),
+                # which this reading cannot tell (``successors``).
+                d.other_side.append(fault)
                 continue
             if ok:
-                d.fixed.append(fault)  # read seated on the side it read ``mid`` at: it is seated now
+                d.fixed.append(fault)  # read seated on the right side: it is seated now
                 continue
         if ok:
             continue
@@ -275,6 +277,6 @@ def swapped(d, old, new, extra: float) -> "Derivation":
     """``d`` with the sensor fault ``old`` named ``new`` instead, at ``extra`` more cost."""
     alt = Derivation()
     alt.new = [new if f is old else f for f in d.new]
-    alt.exercised, alt.unshown, alt.fixed = d.exercised, d.unshown, d.fixed
+    alt.exercised, alt.unshown, alt.fixed, alt.other_side = d.exercised, d.unshown, d.fixed, d.other_side
     alt.cost = d.cost + extra
     return alt
