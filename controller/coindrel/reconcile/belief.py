@@ -27,7 +27,6 @@ WORLD_FLOOR = math.log(1e-5)
 LIST_FLOOR = 0.01
 LIST_MAX = 8
 STORY = 6  # one-off events a world remembers having assumed
-ONE_SIDED = 0.5  # of unseated rockers a flip seats on their other side, those that still cannot seat on the first
 
 
 @dataclass(frozen=True)
@@ -117,7 +116,7 @@ def successors(cand, geometry, at: int = 0) -> list[World]:
     logp = cand.logp
     # An unseated rocker that a coin's flip seated again was a one-off knock:
     # the story remembers it, so a later revision sees it confirmed, not gone.
-    reseated = tuple(f for f in (*d.fixed, *d.other_side) if isinstance(f, SwitchUnseated))
+    reseated = tuple(f for f in d.fixed if isinstance(f, SwitchUnseated))
     # A jam whose coins came free and that is clear now was a jam: the story
     # keeps it, so a revision of the drop it stopped a coin in sees it confirmed.
     # So does a jam gone with its coin still stopped in it (the chute lets
@@ -137,13 +136,6 @@ def successors(cand, geometry, at: int = 0) -> list[World]:
             World(geometry, codes, frozenset(faults), logp + n * math.log(INTERMITTENT), jammed, story),
             World(geometry, codes, frozenset(faults - set(d.unshown)), logp + n * math.log(FIXED), jammed, story),
         ]
-    if d.other_side:
-        # An unseated rocker now seated on its other side: still unable to
-        # seat on the first (one-sided) or cured by the flip (a knock), as
-        # likely either way; the reading says nothing of that first side.
-        gone = frozenset(d.other_side)
-        out = [World(geometry, w.codes, w.faults - gone if cured else w.faults, w.logw + math.log(ONE_SIDED), w.jammed, w.story)
-               for w in out for cured in (True, False)]
     old = cand.world.full_origin()
     for w in out:
         w.source = cand

@@ -46,14 +46,13 @@ BLOCKED = math.log(0.3)
 
 
 class Derivation:
-    __slots__ = ("new", "exercised", "unshown", "fixed", "other_side", "cost")
+    __slots__ = ("new", "exercised", "unshown", "fixed", "cost")
 
     def __init__(self):
         self.new: list = []
         self.exercised: list = []
         self.unshown: list = []
         self.fixed: list = []
-        self.other_side: list = []  # unseated rockers seated on their other side now: cured, or one-sided
         self.cost = 0.0
 
     def add(self, fault, extra: float = 0.0) -> None:
@@ -97,6 +96,8 @@ def _visits_unseated(readings, before, flips: int) -> bool:
         elif away:
             visits, away = visits + 1, 0
     return not away and visits == flips // 2
+
+
 _FAULTS: dict = {}
 
 
@@ -246,13 +247,6 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
                 d.exercised.append(fault)
                 d.cost += unseated_cost
                 continue
-            if ok and tf % 2 and obs.pre[s] == "mid":
-                # Turned over from where it sat unseated and seated on its
-                # other side: a knock the flip cured, or a rocker that will
-                # not seat on that one side (warped, debris in that seat),
-                # which this reading cannot tell (``successors``).
-                d.other_side.append(fault)
-                continue
             if ok:
                 d.fixed.append(fault)  # read seated on the right side: it is seated now
                 continue
@@ -277,6 +271,6 @@ def swapped(d, old, new, extra: float) -> "Derivation":
     """``d`` with the sensor fault ``old`` named ``new`` instead, at ``extra`` more cost."""
     alt = Derivation()
     alt.new = [new if f is old else f for f in d.new]
-    alt.exercised, alt.unshown, alt.fixed, alt.other_side = d.exercised, d.unshown, d.fixed, d.other_side
+    alt.exercised, alt.unshown, alt.fixed = d.exercised, d.unshown, d.fixed
     alt.cost = d.cost + extra
     return alt
