@@ -44,13 +44,13 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
     base_pad = {m.s for m in base if m.kind in ("pad", "add", "remove", "lost")}
     out: list[Move] = []
     seen_switch: set = set()
-    sides: set = set()
+    sides: dict = {}  # outlet -> coins this cascade sent down it
     rested = {b >> 3 for b in trace.arrivals if search.physics.rested(b)}
     for a in trace.arrivals:
         s = a >> 3
         st, sl = s in base_stuck, s in base_slips
         for side in search.physics.sides_used(a, st, sl):
-            sides.add((s, side))
+            sides[s, side] = sides.get((s, side), 0) + 1
         if s in seen_switch:
             continue
         seen_switch.add(s)
@@ -103,8 +103,15 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
             # pivot that did not act on this coin, so the drop it stopped a
             # coin in is not revised to a rival that needed no coin stopped.
             out.append(Move("spare", s, side, fault=jam, cost=search.spare_cost(jam)))
-        elif ("chute", s, side) not in taken:
-            out.append(Move("chute", s, side, fault=_fault(Jam, labels[s], side), cost=_LOG[catalog.JAM]))
+        elif ("chute", s, side) not in taken and ("chute1", s, side) not in taken:
+            jam = _fault(Jam, labels[s], side)
+            out.append(Move("chute", s, side, fault=jam, cost=_LOG[catalog.JAM]))
+            n = sides[s, side]
+            if n > 1:
+                # A coin wedged there and the later coins of this cascade got
+                # by it (the chute narrowed, not shut), as a known jam may let
+                # a coin by (``spare``): one coin short below, not all of them.
+                out.append(Move("chute1", s, side, fault=jam, cost=_LOG[catalog.JAM] + (n - 1) * search.spare_cost(jam)))
     if search.sensors.entries and not any(m.kind.startswith("entry") or m.kind == "phantom" for m in base):
         # A count with no coin behind it: the beam broke once and stays
         # broken (blocked), missing every coin from now on.

@@ -75,7 +75,7 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("handful", "left", "stuck", "sticky", "slip", "chute", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed",
+MOVE_KINDS = ("handful", "left", "stuck", "sticky", "slip", "chute", "chute1", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed",
               "unchatter", "hand", "hand_after", "hand_at", "cleared", "cleared+", "release", "release+", "late", "phantom")
 
 
@@ -124,6 +124,7 @@ class Search:
         removed = []
         spared = []
         lost: list = []
+        once: list = []
         cost = 0.0
         hand: dict = {}
         tipped: list = []  # coins a hand tipped off before the drop's coins came
@@ -146,6 +147,9 @@ class Search:
                 slips.add(s)
             elif k == "chute":
                 jams.add((s, m.side))
+            elif k == "chute1":  # a new jam that stopped one coin and let this group's later ones by
+                jams.add((s, m.side))
+                once.append((s, m.side))
             elif k == "add":
                 codes[s] |= COIN
             elif k == "remove":
@@ -231,6 +235,12 @@ class Search:
             codes[s] = 1 - old
             if coin:
                 trace = trace.merged(self.physics.run(codes, [self.physics.geometry.outs[s][old]], table))
+        for k in once:
+            by = trace.jams.get(k, 0) - 1
+            if by > 0:  # the coins that got by fall on from the chute's foot
+                trace = trace.merged(self.physics.run(codes, [self.physics.geometry.outs[k[0]][k[1]]] * by, table))
+                trace.jams = dict(trace.jams)
+                trace.jams[k] = 1
         if lost:
             trace.jams = dict(trace.jams)
             for k in lost:

@@ -75,6 +75,29 @@ OUT_OF_RANGE = math.log(0.05)
 def _reached(readings, side: int) -> bool:
     """The readings show ``side`` (0 left, 1 right) before the last one."""
     return any(SIDES.get(p) == side for _, p in readings[:-1])
+
+
+def _visits_unseated(readings, before, flips: int) -> bool:
+    """A rocker that cannot seat on one side, turned over there and back by
+    ``flips`` coins (an even number): each flip there shows as ``mid`` (it
+    leaves its side and never reaches the other band) and each flip back as
+    its side again, so the readings are the side before, then one ``mid``
+    spell back to that side per two flips, and never the other side."""
+    side = SIDES.get(before)
+    if side is None or flips < 2 or flips % 2:
+        return False
+    away = visits = 0
+    for _, p in readings:
+        s = SIDES.get(p)
+        if s is None:
+            away = 1
+        elif s != side:
+            return False
+        elif away:
+            visits, away = visits + 1, 0
+    return not away and visits == flips // 2
+
+
 _FAULTS: dict = {}
 
 
@@ -215,9 +238,12 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
         seated_then_mid = fin == "mid" and tf and code != HOLE and _reached(obs.readings.get(s, ()), code & PAD_R)
         unseated_cost = (SEATED_THEN_MID if seated_then_mid else 0.0) + (OUT_OF_RANGE if fin == "mid" and code != HOLE and any(
             p == "none" for _, p in obs.readings.get(s, ())) else 0.0)
+        # Turned to its far side and back, reading ``mid`` there each time.
+        there_and_back = not ok and code != HOLE and of == 0 and SIDES.get(fin) == (code & PAD_R) and _visits_unseated(
+            obs.readings.get(s, ()), obs.pre[s], tf)
         if s in index.unseated:
             fault = _fault(SwitchUnseated, labels[s])
-            if fin == "mid":
+            if fin == "mid" or there_and_back:
                 d.exercised.append(fault)
                 d.cost += unseated_cost
                 continue
@@ -226,7 +252,7 @@ def _halls(d: Derivation, obs: Observed, index, labels, trace, assumed, hand_fli
                 continue
         if ok:
             continue
-        if fin == "mid" and code != HOLE:
+        if (fin == "mid" or there_and_back) and code != HOLE:
             d.add(_fault(SwitchUnseated, labels[s]), unseated_cost)
         else:
             # A faulty sensor rarely draws a clean, coin-fast flip that did not
