@@ -82,7 +82,7 @@ class LinkOutage:
             group.lost += max(1, ev.count)
 
     def _deadline(self) -> float:
-        return max(self._group.deadline(self.timing), self._hold)
+        return max(self._group.deadline(self.timing), self._hold, self._settling())
 
     def _given_back(self) -> bool:
         """The open drop lost events to the link (a hub restart, a ring that

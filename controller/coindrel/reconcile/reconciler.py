@@ -28,6 +28,7 @@ from .health import HealthTracker
 from .observed import SIDES, Observed, Sensors, observe_events
 from .physics import Physics
 from .outage import LinkOutage
+from .offseat import OffSeat
 from .plainverdicts import PlainVerdicts
 from .rates import Rates
 from .report import DropReport, drop_times
@@ -59,7 +60,7 @@ def initial_readings(state: BoardState) -> list[str]:
     return ["none" if c == HOLE else "LR"[c & PAD_R] for c in state.codes]
 
 
-class Reconciler(PlainVerdicts, LinkOutage):
+class Reconciler(PlainVerdicts, LinkOutage, OffSeat):
     # Report-only catalog rows: the step that reports them.
     REPORTS = {catalog.EVENTS_LOST: "_lost", catalog.UNEXPLAINED: "_unexplained"}
     _tail: Group | None = None  # (class defaults: a checkpoint from before they existed has neither)
@@ -151,7 +152,7 @@ class Reconciler(PlainVerdicts, LinkOutage):
                 self._group.lost += 1
             self._lost_at = None
         else:
-            group.add(ev, self.switch_index)
+            self._add(group, ev)
             if isinstance(ev, EntryEvent) and not group.lost and not self._outage() and len(group.entries) > 1 and ev.t - group.events[0].t > STREAM_HORIZON:
                 self._split(group, ev.t)
 
@@ -295,7 +296,7 @@ class Reconciler(PlainVerdicts, LinkOutage):
                          idx.dead_exits, idx.chatter_exits, idx.halls | idx.unseated)
 
     def _close(self) -> None:
-        group, self._group = self._group, None
+        group, self._group = self._without_leans(self._group), None
         group.lost += self._outage_lost(group)
         obs = observe_events(group.ordered(), self.readings, self.switch_index, self.geometry.switch_count, self.geometry.exit_count,
                              self.geometry.entry_count).mark_coin_like(self.timing.flip_limit, self.timing.flip_floor)
