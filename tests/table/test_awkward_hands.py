@@ -17,6 +17,30 @@ from coindrel.table.sim import Keyboard
 from .awkward import G, rig_for, run_until
 
 
+def undo_once_landed(rig):
+    """The players stop, the last coin lands, and they undo it from the pause
+    menu; returns the players' step, to hand back to them."""
+    flow = rig.table.flow
+    play, rig.players.step = rig.players.step, lambda: None
+    run_until(rig, lambda: False, 3.0)  # the last coin has landed
+    run_until(rig, lambda: flow.match.phase == "turn" and not rig.table.reconciler.busy, 20)
+    rig.table.handle_action("back")
+    flow.selected = 1  # Undo last drop
+    rig.table.handle_action("select")
+    assert flow.mode == "restore"
+    return play
+
+
+def put_back(rig, play, settle: float) -> None:
+    """Every listed step by hand, ``settle`` seconds, a press; the players play on."""
+    flow = rig.table.flow
+    do_by_hand(rig.board, flow.asking)
+    run_until(rig, lambda: False, settle)
+    rig.table.handle_action("select")
+    assert flow.mode == "turn"
+    rig.players.step = play
+
+
 def test_undo_lists_every_step_and_the_keyboard_puts_the_board_back(tmp_path):
     rig = rig_for(tmp_path, seed=7, clock="off")
     flow = rig.table.flow
@@ -75,13 +99,7 @@ def test_a_coin_step_of_the_put_back_not_done_is_named_as_such_not_as_a_fault(tm
     rig = rig_for(tmp_path, seed=9, clock="off")
     flow = rig.table.flow
     assert run_until(rig, lambda: flow.match is not None and len(flow.match.results) >= 6)
-    play, rig.players.step = rig.players.step, lambda: None
-    run_until(rig, lambda: False, 3.0)  # the last coin has landed
-    run_until(rig, lambda: flow.match.phase == "turn" and not rig.table.reconciler.busy, 20)
-    rig.table.handle_action("back")
-    flow.selected = 1  # Undo last drop
-    rig.table.handle_action("select")
-    assert flow.mode == "restore"
+    play = undo_once_landed(rig)
     coin_steps = [s for s in flow.asking if s.hand in (Hand.COIN_ON, Hand.COIN_OFF)]
     assert coin_steps, "seed 9's undo asks for a coin to be taken off"
     do_by_hand(rig.board, [s for s in flow.asking if s not in coin_steps])
@@ -116,20 +134,10 @@ def test_rockers_pushed_over_by_hand_to_put_the_board_back_blame_no_part(tmp_pat
     rig = rig_for(tmp_path, seed=5, clock="off")
     flow = rig.table.flow
     assert run_until(rig, lambda: flow.match is not None and len(flow.match.results) >= 6)
-    play, rig.players.step = rig.players.step, lambda: None
-    run_until(rig, lambda: False, 3.0)
-    run_until(rig, lambda: flow.match.phase == "turn" and not rig.table.reconciler.busy, 20)
+    play = undo_once_landed(rig)
     assert not rig.table.reconciler.worlds[0].faults
-    rig.table.handle_action("back")
-    flow.selected = 1  # Undo last drop
-    rig.table.handle_action("select")
-    assert flow.mode == "restore"
     assert sum(s.hand is Hand.FLIP for s in flow.asking) >= 3, "seed 5's undo flips several rockers back"
-    do_by_hand(rig.board, flow.asking)
-    run_until(rig, lambda: False, 2.0)
-    rig.table.handle_action("select")
-    assert flow.mode == "turn"
-    rig.players.step = play
+    put_back(rig, play, 2.0)
     n = len(flow.match.results)
     assert run_until(rig, lambda: len(flow.match.results) >= n + 6, 200)
     assert not rig.table.reconciler.worlds[0].faults
@@ -142,21 +150,10 @@ def test_a_press_just_after_the_last_flip_keeps_the_coins_believed(tmp_path):
     believed on its pad went, and the next drops blamed a hall."""
     rig = rig_for(tmp_path, seed=8, clock="off")
     flow = rig.table.flow
-    play = rig.players.step
     for k in range(2):
         assert run_until(rig, lambda: flow.match is not None and len(flow.match.results) >= 5 + 5 * k, 300)
-        rig.players.step = lambda: None
-        run_until(rig, lambda: False, 3.0)
-        run_until(rig, lambda: flow.match.phase == "turn" and not rig.table.reconciler.busy, 20)
-        rig.table.handle_action("back")
-        flow.selected = 1  # Undo last drop
-        rig.table.handle_action("select")
-        assert flow.mode == "restore"
-        do_by_hand(rig.board, flow.asking)
-        run_until(rig, lambda: False, 0.2)
-        rig.table.handle_action("select")
-        assert flow.mode == "turn"
-        rig.players.step = play
+        play = undo_once_landed(rig)
+        put_back(rig, play, 0.2)
     n = len(flow.match.results)
     flagged = []
     seen = flow.on_report
