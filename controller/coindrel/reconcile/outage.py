@@ -53,7 +53,7 @@ class LinkOutage:
         group = self._group
         if st in ("lost", "resync"):  # events the hub could not give back, or a hub that restarted
             self.unsure = {i for i, c in enumerate(self.worlds[0].codes) if c != HOLE}
-            self.__dict__.pop("asked", None)  # every pad unseen now: none is only a put-back's
+            self.asked = frozenset()  # every pad unseen now: none is only a put-back's
         if st in ("connected", "disconnected"):
             self.away = st == "disconnected"
         if group is None:

@@ -60,5 +60,5 @@ class PlainVerdicts:
         return [report]
 
     def _unexplained(self, obs, prev) -> list[DropReport]:
-        return self._plain(obs, prev, Finding(Unexplained(True, self.unsure <= self.__dict__.get("asked", frozenset())) if self.unsure
+        return self._plain(obs, prev, Finding(Unexplained(True, self.unsure <= self.asked) if self.unsure
                                               else UNEXPLAINED.fault, 1.0), score_seen=True)

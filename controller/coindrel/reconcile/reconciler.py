@@ -29,6 +29,7 @@ from .observed import SIDES, Observed, Sensors, observe_events
 from .physics import Physics
 from .outage import LinkOutage
 from .offseat import OffSeat
+from .hands import Hands
 from .plainverdicts import PlainVerdicts
 from .rates import Rates
 from .report import DropReport, drop_times
@@ -60,7 +61,7 @@ def initial_readings(state: BoardState) -> list[str]:
     return ["none" if c == HOLE else "LR"[c & PAD_R] for c in state.codes]
 
 
-class Reconciler(PlainVerdicts, LinkOutage, OffSeat):
+class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
     # Report-only catalog rows: the step that reports them.
     REPORTS = {catalog.EVENTS_LOST: "_lost", catalog.UNEXPLAINED: "_unexplained"}
     _tail: Group | None = None  # (class defaults: a checkpoint from before they existed has neither)
@@ -285,7 +286,7 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat):
         """The players checked the pads (or set up a new match): the belief's
         resting coins are right again."""
         self.unsure = set()
-        self.__dict__.pop("asked", None)
+        self.asked = frozenset()
 
     # -- inside ------------------------------------------------------------------------
 
@@ -328,7 +329,7 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat):
         searched = min(LIVE_MAX, len(live))
         search = Search(self.physics, obs, [e for _, e in obs.entries], self.sensors, self.timing.chatter_window, self.labels,
                         self.budget, self.timing.flip_limit, self.proven, self.rates.spare_cost, frozenset(self.unsure))
-        search.asked = self.__dict__.get("asked", frozenset())  # unsure pads a put-back asked hands to change
+        search.asked = self.asked
         settling = search.settling = self.__dict__.setdefault("settling", {})  # (a checkpoint from before it has none)
         fresh, search.fresh = turns_since(self.__dict__.setdefault("fresh", {}), self.drops + 1)
         if obs.entries:

@@ -31,6 +31,7 @@ import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
+from operator import methodcaller
 
 from ..engine import BoardState, EngineError, Match
 from ..events import StatusEvent
@@ -211,16 +212,16 @@ class DiagnosisMixin:
             if pads_checked:
                 self._diag.call(_PadsKnown(falling))
             if by_hand:
-                self._diag.call(_SetByHand(by_hand))
+                self._diag.call(methodcaller("set_by_hand", frozenset(by_hand)))
         else:
             self.reconciler.reset(board, halls_right=halls_right, keep_open=keep_open)
             if pads_checked:
                 _PadsKnown(falling)(self.reconciler)
             if by_hand:
-                _SetByHand(by_hand)(self.reconciler)
+                self.reconciler.set_by_hand(by_hand)
 
     def _hands(self, on: bool) -> None:
-        call = _HandsOn() if on else _HandsOff()
+        call = methodcaller("hands_on" if on else "hands_off")  # (pickles to the reconciler's process)
         if self._diag is not None:
             self._diag.call(call)
         elif self.reconciler is not None:
@@ -376,58 +377,6 @@ class _PadsKnown:
         rec.pads_known()
         if self.falling is not None:
             rec.still_falling(self.falling)
-
-
-class _HandsOn:
-    """(On the reconciler's side.) People put the board back as the table
-    asks: the faults believed now are the ones kept once they are done (a
-    rocker pushed over by hand made a hall or a pad look faulty: tests/table/
-    test_awkward_hands.py)."""
-
-    def __call__(self, rec: Reconciler) -> None:
-        rec.__dict__.setdefault("hands_from", rec.worlds[0].faults)
-
-
-class _HandsOff:
-    """(On the reconciler's side.) The players say the board is back. The
-    rockers they pushed over last may still be one open coinless group: it
-    is theirs, so it goes (its readings kept), never grouped again against
-    the board they set (a last flip and a quick press read as a rocker moved
-    by hand, and the coin believed on its pad was lost)."""
-
-    def __call__(self, rec: Reconciler) -> None:
-        from ..events import SwitchEvent
-        from ..reconcile.world import World
-
-        group = rec._group
-        if group is not None and not group.is_drop and group is not rec._tail:
-            for ev in group.ordered():
-                if isinstance(ev, SwitchEvent) and ev.switch in rec.switch_index:
-                    rec.readings[rec.switch_index[ev.switch]] = ev.pos
-            rec._group = None
-        faults = rec.__dict__.pop("hands_from", None)
-        if faults is not None and rec.worlds[0].faults != faults:
-            rec.worlds = [World(rec.geometry, rec.worlds[0].codes, faults)]
-
-
-class _SetByHand:
-    """Pads people were asked to change by hand (putting the board back
-    after an undo): the table took their word, which no sensor can check, so
-    a later drop that finds them otherwise tells of a step not done, not of a
-    fault (``Reconciler.unsure``, the put-back's words: ``faults.ASKED_PAD``)."""
-
-    def __init__(self, pads: frozenset):
-        self.pads = frozenset(pads)
-
-    def __call__(self, rec: Reconciler) -> None:
-        from ..engine.core import HOLE
-
-        pads = {s for s in self.pads if rec.worlds[0].codes[s] != HOLE}
-        if not rec.unsure:
-            rec.asked = frozenset(pads)  # (pads unseen since an outage keep the outage's words)
-        else:
-            rec.asked = frozenset(rec.__dict__.get("asked", frozenset()) | (pads - rec.unsure))
-        rec.unsure = set(rec.unsure) | pads
 
 
 def _learned_timing(rec: Reconciler):
