@@ -43,10 +43,12 @@ def serve(scn, until, faults=()):
     return board, out, server, thread
 
 
-async def read_through_link(server, out, want=None):
-    """Events from HubSource until it has as many board events as the hub sent."""
-    source = HubSource(server.url, clock=ManualClock())
-    await source.start()
+async def read_through_link(server, out, want=None, source=None):
+    """Events from HubSource (a new one, or ``source`` started already) until
+    it has as many board events as the hub sent; the source is closed."""
+    if source is None:
+        source = HubSource(server.url, clock=ManualClock())
+        await source.start()
     events = []
     it = source.events().__aiter__()
     loop = asyncio.get_running_loop()
@@ -196,3 +198,60 @@ def test_bytes_written_while_the_hub_has_no_power_do_not_wedge_the_rig(tmp_path)
             await lock.close()
 
     assert asyncio.run(go()), "the link is back after the replug"
+
+
+async def next_events(source, until):
+    """What ``source`` publishes until ``until(events)`` holds (the ceiling only bounds a hang)."""
+    got = []
+
+    async def go():
+        while not until(got):
+            got.append(await source._queue.get())
+
+    await asyncio.wait_for(go(), HANG)
+    return got
+
+
+def test_a_second_controller_on_a_served_board_is_told_and_the_first_keeps_the_board():
+    """Two daemons on one served board took the port from each other: one
+    match got the other's replayed events (2 drops became 62). The second is
+    now refused with a line the link turns into words, said once however
+    often it retries, and gets in once the first has gone."""
+    drops, end = script(14, 40)
+    board, out, server, thread = serve(Scenario(BoardConfig(seed=14), drops=drops), end + 3)
+
+    async def main():
+        first = HubSource(server.url, clock=ManualClock())
+        await first.start()
+        assert await asyncio.wait_for(first.ready(), HANG)
+        clock = ManualClock()
+        second = HubSource(server.url, clock=clock, max_reconnect_delay=5.0)
+        await second.start()
+        told = await next_events(second, lambda evs: any(e.kind == "status" and e.state == "disconnected" for e in evs))
+        link = second.link
+        for attempt in (2, 3):  # it tries again every max_reconnect_delay, and is refused again
+            await clock.advance(5.0)
+            await asyncio.wait_for(link.wait_until(lambda: link._ident >= attempt and link._conn is None
+                                                   and link.in_use), HANG)
+        told += second.pending()
+        refused = server.transport.refused
+        events = await read_through_link(server, out, source=first)
+        await clock.advance(5.0)
+        told += await next_events(second, lambda evs: any(e.kind == "status" and e.state == "connected" for e in evs))
+        await second.close()
+        return events, told, refused
+
+    try:
+        events, told, refused = asyncio.run(main())
+    finally:
+        server.stop()
+        thread.join(HANG)
+    assert refused == 3
+    # the first match saw exactly the board's events, none of another controller's replays
+    board_events = [e for e in events if e.kind != "status"]
+    assert [event_to_json(e) for e in board_events] == [event_to_json(e) for e in out.events]
+    assert [e.state for e in events if e.kind == "status"] == ["connected"]
+    states = [(e.state, e.detail) for e in told if e.kind == "status"]
+    assert [s for s, _ in states] == ["disconnected", "connected"], states
+    assert "in use by another controller" in states[0][1] and "every 5 s" in states[0][1], states
+    assert all(e.kind == "status" for e in told[:-1])

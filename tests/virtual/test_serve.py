@@ -17,11 +17,12 @@ import serial
 
 from coindrel.hub import protocol as p
 from coindrel.hub.channelmap import load_channel_map
+from coindrel.hub.text import IN_USE
 from coindrel.hub.tracker import Tracker
 from coindrel.virtual import BoardConfig, Scenario, build_board, fault_from_text
 from coindrel.virtual.live import Server
 from coindrel.virtual.kernel import Pace
-from coindrel.virtual.serve import parse_url
+from coindrel.virtual.serve import USER_TIMEOUT, parse_url
 from coindrel.virtual.wire import WireHub
 
 from .harness import outputs_map, script
@@ -286,3 +287,50 @@ def test_sigusr1_takes_the_coins_off_a_served_boards_pads(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def _line(port) -> bytes:
+    port.timeout = HANG
+    return port.readline()
+
+
+def test_a_second_client_is_refused_with_a_text_line_and_the_first_keeps_the_port():
+    said: list[str] = []
+    with Running(Scenario(BoardConfig(seed=3)), "socket://127.0.0.1:0", until=5.0) as run:
+        run.server.say = said.append
+        first = serial.serial_for_url(run.server.url, timeout=HANG)
+        first.write(p.encode(p.HelloReq(), 1))
+        tracker, events = Tracker(load_channel_map()), []
+        read_all(first, tracker, events, stop=lambda f: isinstance(f.msg, p.Hello))
+        second = serial.serial_for_url(run.server.url, timeout=HANG)
+        second.write(p.encode(p.HelloReq(), 1))
+        assert _line(second) == IN_USE + b"\r\n"
+        assert p.Decoder("hub").feed(IN_USE + b"\r\n")[0].kind == "text"  # never taken for a frame
+        with pytest.raises(serial.SerialException, match="disconnected"):
+            second.read(1)  # then closed by the board
+        second.close()
+        first.write(p.encode(p.SnapshotReq(), 2))
+        frames: list = []
+        read_all(first, tracker, events, frames, stop=lambda f: isinstance(f.msg, p.Snapshot))
+        assert frames[-1].msg.req == 2  # the first still has the board: its request is answered
+        first.close()
+        # the first gone (as a kill -9 leaves it: the kernel closes its socket), the next one gets in at once
+        third = serial.serial_for_url(run.server.url, timeout=HANG)
+        third.write(p.encode(p.HelloReq(), 1))
+        read_all(third, tracker, events, stop=lambda f: isinstance(f.msg, p.Hello))
+        third.close()
+    assert sum("another controller tried to connect" in m for m in said) == 1, said
+
+
+def test_an_accepted_client_times_out_when_its_heartbeats_go_unacknowledged():
+    import socket
+
+    if not hasattr(socket, "TCP_USER_TIMEOUT"):
+        pytest.skip("no TCP_USER_TIMEOUT on this system")
+    with Running(Scenario(BoardConfig(seed=3)), "socket://127.0.0.1:0", until=5.0) as run:
+        client = serial.serial_for_url(run.server.url, timeout=HANG)
+        client.write(p.encode(p.HelloReq(), 1))
+        read_all(client, Tracker(load_channel_map()), [], stop=lambda f: isinstance(f.msg, p.Hello))
+        sock = run.server.transport.writer.get_extra_info("socket")
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == int(USER_TIMEOUT * 1000)
+        client.close()

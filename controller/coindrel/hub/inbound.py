@@ -11,7 +11,7 @@ import logging
 
 from . import protocol as p
 from .framing import Problem
-from .text import clean
+from .text import IN_USE, clean
 
 log = logging.getLogger("coindrel.hub")
 
@@ -61,6 +61,7 @@ class Inbound:
         self.connected = True
         self.down_reason = None
         self._said.clear()
+        self._news = None
         h = self.tracker.hello
         cal = "" if h.calibrated else "; hall sensors not calibrated (run `coindrel hub calibrate`)"
         held, self._held = self._held, []
@@ -75,6 +76,10 @@ class Inbound:
     def _problem(self, item: Problem) -> None:
         self.problems += 1
         if item.kind == "text":
+            if item.data.strip() == IN_USE:
+                self.in_use = True  # a served board that has another controller; it closes next
+                self._wake()
+                return
             self.text_seen = (self.text_seen + [item.data.strip()[:80]])[-5:]
         if self.problems <= 10 or self.problems % 1000 == 0:
             log.warning("hub link %s: %s (%d problems so far; counters: %s)", self.url, item.detail,

@@ -71,6 +71,8 @@ class HubLink(Conversation, Inbound):
         self.closed = False
         self.down_reason: str | None = None
         self.text_seen: list[bytes] = []
+        self.in_use = False  # the port said it has another controller (a served virtual board)
+        self._news: str | None = None  # what was said of a port that is there but cannot be had
         self.problems = 0
         self._conn: Connection | None = None
         self._ident = 0
@@ -195,10 +197,17 @@ class HubLink(Conversation, Inbound):
             self._said.add(ev.detail)
         self.emit(ev)
 
-    def _down(self, reason: str) -> None:
+    def _down(self, reason: str, news: str | None = None) -> None:
+        """The link is down for ``reason``. ``news``: a port that is there but
+        cannot be had (in use, not a serial port) is said in those words, once
+        while it lasts, instead of "waiting for it to come back"."""
         was = self.connected
         self.connected = False
-        if was or self.down_reason is None:
+        if news is not None:
+            if news != self._news:
+                self._status("disconnected", news)
+            self._news = news
+        elif was or self.down_reason is None:
             self._status("disconnected", f"hub on {self.url}: {reason}; waiting for it to come back "
                                          "(the match waits; events meanwhile cannot be seen)")
         self.down_reason = reason
@@ -224,7 +233,11 @@ class HubLink(Conversation, Inbound):
             finally:
                 self._conn = None
                 await conn.close()
-            self._down(reason)
+            if self.in_use:
+                self._down(reason, f"hub on {self.url}: in use by another controller (another coindrel run on "
+                                   f"the same board?): stop that one; trying again every {pause:g} s")
+            else:
+                self._down(reason)
             delay = self.reconnect_delay
             await self.clock.sleep(pause)
 

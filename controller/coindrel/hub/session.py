@@ -32,6 +32,7 @@ class Conversation:
         self.decoder.reset()
         self._held = []
         self.text_seen = []
+        self.in_use = False
         self._snapshot_asked = False
         self._last_rx = self.clock.monotonic()
         for _attempt in range(3):
@@ -39,8 +40,11 @@ class Conversation:
                 return conn.lost, self.reconnect_delay
             await self._send(p.HelloReq(), self._next_seq())
             tr.need_hello = False
-            if await self._wait_for(lambda: not tr.awaiting_hello or tr.refused or conn.lost, self.handshake_timeout):
+            if await self._wait_for(lambda: not tr.awaiting_hello or tr.refused or conn.lost or self.in_use,
+                                    self.handshake_timeout):
                 break
+        if self.in_use:
+            return "in use by another controller", self.max_reconnect_delay
         if conn.lost:
             return conn.lost, self.reconnect_delay
         if tr.refused:

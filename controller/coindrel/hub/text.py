@@ -8,6 +8,12 @@ from __future__ import annotations
 
 MAX_TEXT = 200
 
+# What a served virtual board (virtual/serve.py) sends a second controller
+# before it closes: a text line (no ':', so never a frame) the link
+# recognises; the firmware never sends it (USB serial has one owner, the
+# port's exclusive lock).
+IN_USE = b"coindrel virtual board in use by another controller"
+
 
 def clean(text: str | bytes | None, limit: int = MAX_TEXT) -> str:
     """``text`` as one printable line of at most ``limit`` characters."""

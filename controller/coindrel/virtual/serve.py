@@ -9,6 +9,13 @@ from the controller are handled at the board's current time.
 An unplugged cable closes the port: the pty disappears (a new one, with a
 new name, appears on replug; the symlink follows it) or the TCP client is
 dropped and new connections are refused until replug.
+
+The socket serves one controller at a time, as a hub's port does. A second
+one is refused with ``hub.text.IN_USE`` (a text line, never a frame), once
+the first has had ``GRACE`` to be found gone: a daemon restarted after kill -9
+gets in, because the kernel closed the dead one's socket and its end arrives
+at once. A client whose machine vanished without closing is found gone when
+the heartbeats written to it go unacknowledged for ``USER_TIMEOUT``.
 """
 
 from __future__ import annotations
@@ -16,10 +23,15 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
+import socket
 import tty
 from typing import TYPE_CHECKING
 
 from ..engine import EngineError
+from ..hub.text import IN_USE
+
+GRACE = 1.0  # s a second client waits for the first one's close to arrive before it is refused
+USER_TIMEOUT = 10.0  # s of unacknowledged heartbeats before a client's machine counts as gone (TCP_USER_TIMEOUT)
 
 if TYPE_CHECKING:
     from .live import Server
@@ -145,6 +157,8 @@ class SocketTransport(Transport):
         self.srv: asyncio.AbstractServer | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.accepting = True
+        self.gone = asyncio.Event()  # the client's handler has ended
+        self.refused = 0  # clients refused while this one has the port
 
     async def open(self) -> None:
         try:
@@ -167,9 +181,15 @@ class SocketTransport(Transport):
         if not self.accepting:
             writer.close()
             return
-        if self.writer is not None:  # a new client takes the port over, as reopening a serial port does
-            self.writer.close()
+        if not await self._free():
+            await self._refuse(writer)
+            return
+        if not self.accepting:  # unplugged while it waited
+            writer.close()
+            return
         self.writer = writer
+        self.refused = 0
+        self._time_out_unacknowledged(writer)
         self.server.client_changed(True)
         try:
             while True:
@@ -177,13 +197,54 @@ class SocketTransport(Transport):
                 if not data:
                     break
                 self.server.incoming(data)
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+        except (OSError, asyncio.IncompleteReadError, asyncio.CancelledError):  # reset, or timed out (USER_TIMEOUT)
             pass
         finally:
             if self.writer is writer:
                 self.writer = None
                 self.server.client_changed(False)
+                self.gone.set()
             writer.close()
+
+    async def _free(self) -> bool:
+        """Whether the port is free for a new client, once the one it has
+        (if any) had GRACE to be found gone (several may wait: one gets it)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + GRACE
+        while self.connected():
+            left = deadline - loop.time()
+            if left <= 0:
+                return False
+            self.gone.clear()
+            try:
+                await asyncio.wait_for(self.gone.wait(), left)
+            except asyncio.TimeoutError:
+                return not self.connected()
+        return True
+
+    async def _refuse(self, writer: asyncio.StreamWriter) -> None:
+        # Two daemons taking the port from each other would each get the
+        # other's replayed events; the second is told why, and the first keeps it.
+        if not self.refused:
+            self.server.say("another controller tried to connect: refused (one controller at a time; "
+                            "the first one keeps the board)")
+        self.refused += 1
+        try:
+            writer.write(IN_USE + b"\r\n")
+            await asyncio.wait_for(writer.drain(), GRACE)
+        except (OSError, asyncio.TimeoutError):
+            pass
+        writer.close()
+
+    @staticmethod
+    def _time_out_unacknowledged(writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        option = getattr(socket, "TCP_USER_TIMEOUT", None)  # Linux
+        if sock is not None and option is not None:
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, option, int(USER_TIMEOUT * 1000))
+            except OSError:
+                pass
 
     def connected(self) -> bool:
         return self.writer is not None and not self.writer.is_closing()
@@ -207,6 +268,7 @@ class SocketTransport(Transport):
         if self.writer is not None:
             self.writer.close()
             self.writer = None
+            self.gone.set()
 
     def replug(self) -> None:
         self.accepting = True
