@@ -201,6 +201,7 @@ def test_a_url_pyserial_cannot_open_is_said_at_once_not_retried(capsys, action):
 @pytest.mark.parametrize("url, needle", [
     ("/etc/passwd", "that is a file, not a serial port"),
     ("/tmp", "that is a folder, not a serial port"),
+    ("/dev/null", "that is character device 1:3, not a serial port"),
 ])
 def test_a_path_that_cannot_be_a_hub_is_said_at_once(capsys, url, needle):
     """Found by a newcomer: each waited the whole connect timeout (10 s) first."""

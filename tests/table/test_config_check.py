@@ -4,6 +4,7 @@ file, the table, the key and the fix, and none is a traceback."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,8 @@ def test_a_good_configuration_passes_and_the_check_creates_nothing(tmp_path, cap
     ("board.hub", "url", '"socket://localhost"', ["[board.hub] url", "needs a host and a port"]),
     ("board.hub", "url", '"/etc/passwd"', ["[board.hub] url", "that is a file, not a serial device"]),
     ("board.hub", "url", '"/tmp"', ["[board.hub] url", "that is a folder, not a serial device"]),
+    ("board.hub", "url", '"/dev/null"', ["[board.hub] url", "character device 1:3, not a serial port",
+                                          "/dev/ttyACM0"]),
     ("board.hub", "reconnect_delay", '"fast"', ["[board.hub] reconnect_delay", "must be a number"]),
     ("board.hub", "max_reconnect_delay", "0.1", ["[board.hub] max_reconnect_delay", "at least reconnect_delay"]),
     ("board.gpio", "entry_pins", '"4"', ["[board.gpio] entry_pins", "list in [brackets]"]),
@@ -126,9 +129,23 @@ def test_a_hub_that_is_not_plugged_in_is_noted_not_refused(tmp_path, capsys):
     code, out, err, path = check(tmp_path, capsys, text)
     assert code == 0, err
     assert f"note: hub: {tmp_path}/ttyACM9 is not there now" in out and "plugged in" in out
-    (tmp_path / "ttyACM9").symlink_to("/dev/null")  # a character device, as the udev rule's name is
-    code, out, err, path = check(tmp_path, capsys, text)
-    assert code == 0 and "note:" not in out
+    master, slave = os.openpty()  # a serial port (a pty), as the udev rule's name is
+    try:
+        (tmp_path / "ttyACM9").symlink_to(os.ttyname(slave))
+        code, out, err, path = check(tmp_path, capsys, text)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert code == 0 and "note:" not in out, err
+
+
+def test_a_device_that_is_no_serial_port_is_refused_by_the_check(tmp_path, capsys):
+    """/dev/null was accepted, and the daemon then waited for ever on
+    "Inappropriate ioctl for device"."""
+    (tmp_path / "ttyACM9").symlink_to("/dev/null")
+    text = GOOD.replace('source = "virtual"', f'source = "hub"\n[board.hub]\nurl = "{tmp_path}/ttyACM9"')
+    failed(tmp_path, capsys, text, "[board.hub] url", "ttyACM9", "character device 1:3 (/dev/null), not a serial port",
+           "write the hub's port")
 
 
 @pytest.mark.parametrize("where, needles", [

@@ -58,6 +58,11 @@ def _check_port_path(path: str, given: bool) -> None:
         what = "a folder" if stat.S_ISDIR(mode) else "a file" if stat.S_ISREG(mode) else "not a character device"
         raise EngineError(f"--url {path}: that is {what}, not a serial port; give the hub's port, "
                           "e.g. /dev/ttyACM0 or /dev/coindrel-hub")
+    from .device import not_a_serial_port
+
+    what = not_a_serial_port(path)
+    if what:
+        raise EngineError(f"--url {path}: that is {what}; give the hub's port, e.g. /dev/ttyACM0 or /dev/coindrel-hub")
 
 
 async def _connected(src) -> None:

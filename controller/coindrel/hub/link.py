@@ -22,6 +22,7 @@ from ..errors import CoindrelError
 from ..events import SourceEvent, StatusEvent
 from . import protocol as p
 from .channelmap import ChannelMap
+from .device import NotAPort, PortBusy
 from .inbound import Inbound
 from .port import Connection, open_serial
 from .resume import HubPosition
@@ -219,7 +220,16 @@ class HubLink(Conversation, Inbound):
         while not self.closed:
             try:
                 port = await loop.run_in_executor(None, self.open_port, self.url, self.baudrate)
-            except Exception as e:  # noqa: BLE001 - any failure to open is "not there yet"
+            except PortBusy as e:
+                self._down(str(e), f"hub: {e}: stop it; trying again every {self.max_reconnect_delay:g} s")
+                await self.clock.sleep(self.max_reconnect_delay)
+                continue
+            except NotAPort as e:
+                self._down(str(e), f"hub: {e}: set [board.hub] url to the hub's port, e.g. /dev/coindrel-hub "
+                                   f"(the udev rule's name) or /dev/ttyACM0; looking again every {self.refuse_delay:g} s")
+                await self.clock.sleep(self.refuse_delay)
+                continue
+            except Exception as e:  # noqa: BLE001 - any other failure to open is "not there yet"
                 self._down(f"cannot open {self.url} ({e})")
                 await self.clock.sleep(delay)
                 delay = min(delay * 2, self.max_reconnect_delay)

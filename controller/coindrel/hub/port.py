@@ -16,18 +16,33 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import errno
 import select
 import threading
+
+from .device import NotAPort, PortBusy, busy_message, not_a_serial_port
 
 WAIT = 0.5  # real seconds a reader waits before looking at ``alive`` again (closing never hangs)
 
 
 def open_serial(url: str, baudrate: int = 115200):
+    """The open port; ``NotAPort`` for a device that is no serial port,
+    ``PortBusy`` (naming who has it, when /proc can tell) for one another
+    program holds: the words a person needs, not pyserial's ioctl errors."""
     import serial
 
-    # The Pico's USB serial ignores the baud rate, but 1200 would reboot it
-    # into its bootloader (MicroPython's 1200-baud touch): never use that.
-    return serial.serial_for_url(url, baudrate=baudrate, timeout=None, write_timeout=2, exclusive=True)
+    if "://" not in url:
+        what = not_a_serial_port(url)
+        if what:
+            raise NotAPort(f"{url} is {what}")
+    try:
+        # The Pico's USB serial ignores the baud rate, but 1200 would reboot it
+        # into its bootloader (MicroPython's 1200-baud touch): never use that.
+        return serial.serial_for_url(url, baudrate=baudrate, timeout=None, write_timeout=2, exclusive=True)
+    except serial.SerialException as e:
+        if e.errno in (errno.EAGAIN, errno.EWOULDBLOCK) and "lock" in str(e):
+            raise PortBusy(busy_message(url)) from None
+        raise
 
 
 def _socket_of(port):

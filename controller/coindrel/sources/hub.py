@@ -50,6 +50,12 @@ def _url_problem(url: str, scheme: str | None) -> str:
             what = "a folder" if stat.S_ISDIR(mode) else "a file"
             return (f"that is {what}, not a serial device; write the hub's port, e.g. \"{DEFAULT_URL}\" "
                     "(the udev rule's name) or /dev/ttyACM0")
+        from ..hub.device import not_a_serial_port
+
+        what = not_a_serial_port(url)
+        if what:  # /dev/null, a disk: the daemon would wait on it for ever
+            return (f"that is {what}; write the hub's port, e.g. \"{DEFAULT_URL}\" (the udev rule's name) "
+                    "or /dev/ttyACM0")
     return ""
 
 
