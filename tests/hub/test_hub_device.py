@@ -132,3 +132,34 @@ def test_the_link_says_once_who_has_the_port(pty):
     assert [e.state for e in said] == ["disconnected"], said
     assert f"{pty} is in use by another program (another coindrel run? pid {os.getpid()}: " in said[0].detail
     assert "trying again every 5 s" in said[0].detail and "Errno" not in said[0].detail
+
+
+@linux
+def test_a_port_gone_after_it_was_in_use_is_said_again(pty, tmp_path):
+    """Said once while it lasts, but a new state is news: the screen must
+    not keep saying "in use" once the hub has gone."""
+    link_path = tmp_path / "coindrel-hub"
+    link_path.symlink_to(pty)
+
+    async def main():
+        clock = ManualClock()
+        src = HubSource(str(link_path), clock=clock, max_reconnect_delay=5.0)
+        await src.start()
+        try:
+            await asyncio.wait_for(src.link.wait_until(lambda: src.link.down_reason is not None), 60)
+            await clock.wait_sleepers(1)  # it waits to try again
+            holder.close()
+            link_path.unlink()  # unplugged
+            await clock.advance(5.0)
+            await asyncio.wait_for(src.link.wait_until(lambda: "cannot open" in (src.link.down_reason or "")), 60)
+            return [e for e in src.pending() if isinstance(e, StatusEvent)]
+        finally:
+            await src.close()
+
+    holder = open_serial(pty)
+    try:
+        said = asyncio.run(main())
+    finally:
+        holder.close()
+    assert [e.state for e in said] == ["disconnected", "disconnected"], said
+    assert "in use by another program" in said[0].detail and "waiting for it to come back" in said[1].detail

@@ -208,7 +208,8 @@ class HubLink(Conversation, Inbound):
             if news != self._news:
                 self._status("disconnected", news)
             self._news = news
-        elif was or self.down_reason is None:
+        elif was or self.down_reason is None or self._news is not None:  # news said before: this is newer
+            self._news = None
             self._status("disconnected", f"hub on {self.url}: {reason}; waiting for it to come back "
                                          "(the match waits; events meanwhile cannot be seen)")
         self.down_reason = reason
@@ -243,7 +244,8 @@ class HubLink(Conversation, Inbound):
             finally:
                 self._conn = None
                 await conn.close()
-            if self.in_use:
+            if self.in_use:  # however the connection ended after the board said so
+                pause = self.max_reconnect_delay
                 self._down(reason, f"hub on {self.url}: in use by another controller (another coindrel run on "
                                    f"the same board?): stop that one; trying again every {pause:g} s")
             else:
