@@ -98,6 +98,8 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.blamed_halls: frozenset[int] = frozenset()  # switches whose hall the last drop's diagnosis holds lying
         self.restore: list[HandStep] = []
         self.restore_coins: tuple[BoardState, BoardState] | None = None
+        self.restore_asked: tuple[HandStep, ...] = ()  # the put-back's list as it first stood (turns.put_back)
+        self.restore_cut = (None, ())  # a coin went in before the board was put back: (its board time, the coin steps' pads)
         self.hit_exits: tuple[int, ...] = ()
         self.pauses: set[str] = set()
         self.link_up, self.link_detail, self.link_since = True, "", 0.0
