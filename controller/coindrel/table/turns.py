@@ -92,6 +92,41 @@ class MatchActions:
         if held is not None:
             self.answered(*held, cancelled=cancelled)
 
+    def undo_waits(self, press, now: float) -> bool:
+        """An undo chosen now waits (True) while a coin falls (it says so) or
+        while the board may not have told the table yet of a coin that went
+        in just before the press: the hub's events come a frame late, and
+        that coin's cascade met the put-back's hands. Such a press is held
+        and acted on again once the board is heard past it (``replay_undo``)."""
+        if self.coin_falling():
+            self._undo(now)  # says why not yet
+            return True
+        at, board_at, heard = self.board_clock
+        if heard is None or board_at is None or getattr(self, "undo_replayed", False):
+            return False
+        t = now + (board_at - at)  # the press on the board's clock
+        if heard >= t:
+            return False
+        self.undo_held = (self.mode, press, t)
+        return True
+
+    def replay_undo(self, now: float, heard: float | None) -> None:
+        """The held undo press once the board is heard past it (or a coin came: it says not yet)."""
+        held = self.undo_held
+        if held is None:
+            return
+        mode, press, t = held
+        if self.mode is not mode:
+            self.undo_held = None
+            return
+        if heard is not None and heard < t and not self.coin_falling():
+            return
+        self.undo_held, self.undo_replayed = None, True
+        try:
+            self._screen.act(self, press, now)
+        finally:
+            self.undo_replayed = False
+
     def _undo(self, now: float) -> None:
         m = self.match
         if self.coin_falling():
