@@ -237,3 +237,32 @@ def test_a_coin_dropped_with_the_rockers_put_back_but_not_the_coins_meets_the_bo
     assert not rec.worlds[0].faults
     assert pads <= rec.unsure and pads <= rec.asked  # nobody saw them: a later surprise there is no fault
     assert "before the board was put back" in " ".join(flow.diagnosis.facts)
+
+
+def test_a_coin_in_a_hub_frame_before_the_undo_press_is_the_drop_still_falling(tmp_path):
+    """Scripted race: a coin goes in, and before its entry event has reached
+    the table (it waits in the source's queue, as a hub frame in flight does)
+    the players press Undo. The undo went ahead on the board it had not heard
+    yet, and that coin's cascade met the put-back's hands."""
+    rig = rig_for(tmp_path, seed=9, clock="off")
+    flow = rig.table.flow
+    assert run_until(rig, lambda: flow.match is not None and len(flow.match.results) >= 6)
+    play, rig.players.step = rig.players.step, lambda: None
+    run_until(rig, lambda: False, 3.0)
+    run_until(rig, lambda: flow.match.phase == "turn" and not rig.table.reconciler.busy, 20)
+    m, n = flow.match, len(flow.match.results)
+    rig.table.handle_action("back")
+    flow.selected = 1  # Undo last drop, the knob on it
+    rig.board.drop(4)
+    rig.board.run_until(rig.t + 0.04)  # the coin is in; its event not yet taken from the source
+    rig.t += 0.04
+    assert rig.source.queued()
+    rig.table.handle_action("select")
+    assert flow.mode == "paused" and len(m.results) == n  # held until the board is heard past the press
+    rig.tick()
+    assert flow.note is not None and "still falling" in flow.note.text
+    assert flow.mode != "restore" and len(m.results) == n
+    rig.players.step = play
+    assert run_until(rig, lambda: len(m.results) == n + 1, 30)  # the coin is the next turn's drop
+    assert not rig.table.reconciler.worlds[0].faults
+    assert rig.table.reconciler.belief.text() == rig.board.world.board().text()
