@@ -171,7 +171,8 @@ class MatchActions:
         """What the players are told of a coin that went in before the board was put back."""
         out = [f"A coin went in before the board was put back: it counts as {name}'s drop, on the board as it "
                "stood (its rockers as the sensors saw them)."]
-        pads = self.restore_cut[1]
+        # (its report came after every report of the hands' flips: none is held back by its time any more)
+        pads, self.restore_cut = self.restore_cut[1], (None, ())
         if pads and report.state:
             from ..engine import COIN, BoardState
 
