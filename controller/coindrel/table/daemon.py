@@ -146,7 +146,8 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
         src = self.source
         if not self.flow.link_up or not getattr(src, "vouches", False):
             return None
-        return float("-inf") if src.queued() else src.board_time()
+        queued = getattr(src, "queued", None)  # (a source with no queue of its own has nothing waiting)
+        return float("-inf") if queued is not None and queued() else src.board_time()
 
     def _history(self):
         if self.store is None:
