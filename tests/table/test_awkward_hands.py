@@ -167,3 +167,102 @@ def test_a_press_just_after_the_last_flip_keeps_the_coins_believed(tmp_path):
     assert run_until(rig, lambda: len(flow.match.results) >= n + 12, 300)
     assert not flagged, [(r.drop, r.diagnosis[:2]) for r in flagged]
     assert not rig.table.reconciler.worlds[0].faults
+
+
+def drop_before_the_press(rig, play, steps):
+    """Some of the put-back's steps by hand, then a coin in the turn's entry
+    before anyone presses; returns that drop's report once it is scored."""
+    flow = rig.table.flow
+    do_by_hand(rig.board, steps)
+    run_until(rig, lambda: False, 2.0)
+    reports = []
+    seen = flow.on_report
+
+    def on_report(report, now):
+        reports.append(report)
+        seen(report, now)
+
+    flow.on_report = on_report
+    m, n = flow.match, len(flow.match.results)
+    rig.board.drop(4)
+    assert run_until(rig, lambda: len(m.results) > n, 30)
+    run_until(rig, lambda: False, 1.0)
+    flow.on_report = seen
+    rig.players.step = play
+    return [r for r in reports if r.drop is not None]
+
+
+def test_a_coin_dropped_before_the_put_back_is_pressed_leaves_the_belief_as_the_board_is(tmp_path):
+    """Undo asks for a coin off R1S1; the players take it off and drop before
+    pressing: the table kept believing the coin there (it never heard the step
+    was done), so every later drop over R1S1 was a mismatch."""
+    rig = rig_for(tmp_path, seed=9, clock="off")
+    flow = rig.table.flow
+    assert run_until(rig, lambda: flow.match is not None and len(flow.match.results) >= 6)
+    play = undo_once_landed(rig)
+    assert [s.hand for s in flow.asking] == [Hand.COIN_OFF], "seed 9's undo asks for one coin off"
+    reports = drop_before_the_press(rig, play, flow.asking)
+    assert len(reports) == 1
+    assert flow.mode == "mismatch" and not flow.restore  # the list is over: the coin played on the board as it stood
+    facts = " ".join(flow.diagnosis.facts)
+    assert "before the board was put back" in facts and "no coin on R1S1" in facts
+    rec = rig.table.reconciler
+    physical = rig.board.world.board()
+    assert rec.belief.text() == physical.text() == flow.match.board.text()
+    assert not rec.worlds[0].faults and "hands_from" not in rec.__dict__
+    flow.on_action("back", rig.t)  # Board is right
+    n = len(flow.match.results)
+    flagged = []
+    seen = flow.on_report
+    flow.on_report = lambda r, now: (r.drop is not None and r.verdict != "ok" and flagged.append(r), seen(r, now))
+    assert run_until(rig, lambda: len(flow.match.results) >= n + 8, 300)
+    assert not flagged, [(r.drop, r.diagnosis[:2]) for r in flagged]
+
+
+def test_a_coin_dropped_with_the_rockers_put_back_but_not_the_coins_meets_the_board_as_it_is(tmp_path):
+    """Seed 5's undo: coins off, four rockers, a coin on. The players push the
+    rockers and drop before the coin steps (and the press): the coin is
+    judged against the rockers the halls see, the coin steps' pads unsure."""
+    rig = rig_for(tmp_path, seed=5, clock="off")
+    flow = rig.table.flow
+    assert run_until(rig, lambda: flow.match is not None and len(flow.match.results) >= 6)
+    play = undo_once_landed(rig)
+    flips = [s for s in flow.asking if s.hand is Hand.FLIP]
+    pads = {s.switch for s in flow.asking if s.hand in (Hand.COIN_ON, Hand.COIN_OFF)}
+    assert len(flips) >= 3 and pads
+    reports = drop_before_the_press(rig, play, flips)
+    assert len(reports) == 1
+    rec = rig.table.reconciler
+    assert rec.belief.text() == rig.board.world.board().text() == flow.match.board.text()
+    assert not rec.worlds[0].faults
+    assert pads <= rec.unsure and pads <= rec.asked  # nobody saw them: a later surprise there is no fault
+    assert "before the board was put back" in " ".join(flow.diagnosis.facts)
+
+
+def test_a_coin_in_a_hub_frame_before_the_undo_press_is_the_drop_still_falling(tmp_path):
+    """Scripted race: a coin goes in, and before its entry event has reached
+    the table (it waits in the source's queue, as a hub frame in flight does)
+    the players press Undo. The undo went ahead on the board it had not heard
+    yet, and that coin's cascade met the put-back's hands."""
+    rig = rig_for(tmp_path, seed=9, clock="off")
+    flow = rig.table.flow
+    assert run_until(rig, lambda: flow.match is not None and len(flow.match.results) >= 6)
+    play, rig.players.step = rig.players.step, lambda: None
+    run_until(rig, lambda: False, 3.0)
+    run_until(rig, lambda: flow.match.phase == "turn" and not rig.table.reconciler.busy, 20)
+    m, n = flow.match, len(flow.match.results)
+    rig.table.handle_action("back")
+    flow.selected = 1  # Undo last drop, the knob on it
+    rig.board.drop(4)
+    rig.board.run_until(rig.t + 0.04)  # the coin is in; its event not yet taken from the source
+    rig.t += 0.04
+    assert rig.source.queued()
+    rig.table.handle_action("select")
+    assert flow.mode == "paused" and len(m.results) == n  # held until the board is heard past the press
+    rig.tick()
+    assert flow.note is not None and "still falling" in flow.note.text
+    assert flow.mode != "restore" and len(m.results) == n
+    rig.players.step = play
+    assert run_until(rig, lambda: len(m.results) == n + 1, 30)  # the coin is the next turn's drop
+    assert not rig.table.reconciler.worlds[0].faults
+    assert rig.table.reconciler.belief.text() == rig.board.world.board().text()

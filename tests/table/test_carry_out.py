@@ -73,8 +73,8 @@ class FakeTable(EffectsMixin):
     def _believe(self, board, halls_right=False, by_hand=frozenset()):
         self.log.append(("believe", board, halls_right) + ((tuple(sorted(by_hand)),) if by_hand else ()))
 
-    def _hands(self, on):
-        self.log.append(("hands", on))
+    def _hands(self, on, steps=()):
+        self.log.append(("hands", on) + ((steps,) if steps else ()))
 
     def _expect(self, on):
         self.log.append(("expect", on))
@@ -93,7 +93,7 @@ def carry(table, *effects):
 def test_each_effect_reaches_its_output_or_the_table_in_order():
     log = carry(FakeTable(), fx.Sound("score"), fx.Led(3, "blink"), fx.Led(2, "off"), fx.LedsOff(),
                 fx.Drop(4), fx.Wake(), fx.NewMatch("M"), fx.Belief("B", halls_right=True),
-                fx.Expect(1), fx.EndMatch("finished", "M"), fx.Hands(True), fx.Belief("C", by_hand=frozenset({3, 1})),
+                fx.Expect(1), fx.EndMatch("finished", "M"), fx.Hands(True, (("flip", 2, "L"),)), fx.Belief("C", by_hand=frozenset({3, 1})),
                 fx.Hands(False))
     assert log == [
         ("buzzer", "play", ("score", 5.0), {}),
@@ -103,7 +103,7 @@ def test_each_effect_reaches_its_output_or_the_table_in_order():
         ("dropper", "drop", (4, 5.0), {}),
         ("display", "wake", (5.0,), {}),
         ("new_match", "M"), ("believe", "B", True), ("expect", True), ("end_match", "finished", "M"),
-        ("hands", True), ("believe", "C", False, (1, 3)), ("hands", False),
+        ("hands", True, (("flip", 2, "L"),)), ("believe", "C", False, (1, 3)), ("hands", False),
     ]
 
 

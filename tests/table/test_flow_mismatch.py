@@ -346,3 +346,56 @@ def test_events_lost_asked_during_a_question_waits_for_the_turn_screen_and_a_pre
     assert getattr(v, "title", None) == "Events lost"
     flow.on_action("select", 5.0)
     assert flow.message is None and getattr(flow.view(5.5), "title", None) != "Events lost"
+
+
+def test_an_undo_pressed_before_the_board_is_heard_up_to_it_waits_for_a_coin_just_in():
+    """A coin that went in just before the undo press was not yet known to
+    the table (the hub's frame comes a moment later): the undo went ahead, and
+    that coin's cascade mixed with the put-back's hands. The press waits until
+    the board is heard past it; a coin before it is the drop still falling."""
+    from coindrel.events import EntryEvent
+
+    flow = make_flow()
+    m = started(flow)
+    rep = report_for(m, 0, 1, verdict="mismatch", diagnosis=[type("F", (), {"say": "R1S1 stuck?"})()])
+    flow.on_report(rep, 2.0)
+    flow.tick(2.4, 2.4, heard=2.35)  # the hub has vouched for its board up to 2.35
+    choose(flow, "Undo last drop", 2.5)
+    assert flow.mode == "mismatch" and len(m.results) == 1  # held: the board is not heard up to the press
+    flow.on_event(EntryEvent(2.45, 3), 2.55)  # the next coin went in before the press
+    flow.tick(2.6, 2.6, heard=2.58)
+    assert flow.note is not None and "still falling" in flow.note.text
+    assert len(m.results) == 1 and flow.mode != "restore" and flow.diagnosis is not None
+
+
+def test_a_held_undo_goes_ahead_once_the_board_is_heard_past_the_press():
+    flow = make_flow()
+    m = started(flow)
+    rep = report_for(m, 0, 1, verdict="mismatch", diagnosis=[type("F", (), {"say": "R1S1 stuck?"})()])
+    flow.on_report(rep, 2.0)
+    flow.tick(2.4, 2.4, heard=2.35)
+    choose(flow, "Undo last drop", 2.5)
+    flow.tick(2.55, 2.55, heard=2.45)
+    assert flow.mode == "mismatch" and len(m.results) == 1  # still not heard up to 2.5
+    flow.tick(2.6, 2.6, heard=2.58)
+    assert flow.mode == "restore" and m.results == []
+    hands = [e for e in flow.effects if e.kind == fx.HANDS]
+    assert hands and hands[-1].on and hands[-1].steps  # the list goes to the reconciler with the hands
+
+
+def test_a_coin_in_during_the_put_back_ends_it_and_the_turn_goes_on():
+    from coindrel.events import EntryEvent
+
+    flow = make_flow()
+    m = started(flow)
+    rep = report_for(m, 0, 1, verdict="mismatch", diagnosis=[type("F", (), {"say": "R1S1 stuck?"})()])
+    flow.on_report(rep, 2.0)
+    choose(flow, "Undo last drop", 2.5)
+    assert flow.mode == "restore" and flow.restore
+    flow.on_event(EntryEvent(3.0, 4), 3.0)  # dropped before the press
+    assert flow.mode == "turn" and not flow.restore and m.phase == "falling"
+    flow.on_action("select", 3.1)  # the put-back's press, too late: nothing is believed put back
+    assert not [e for e in flow.effects if e.kind == fx.BELIEF and e.by_hand]
+    flow.on_report(report_for(m, 4, 1), 4.0)
+    assert len(m.results) == 1 and flow.mode == "mismatch"
+    assert "before the board was put back" in " ".join(flow.diagnosis.facts)

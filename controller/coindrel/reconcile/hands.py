@@ -8,33 +8,84 @@ never grouped again against the board they set. The coins they were asked to
 put on or take off no sensor sees done: those pads are unsure (``unsure``,
 ``asked``), so a later drop that finds one otherwise tells of a step not done
 (``faults.ASKED_PAD``), not of a fault. tests/table/test_awkward_hands.py.
+
+A coin that goes in before they are done (they dropped before pressing)
+ends the hands there: it falls through the board as far as they put it back,
+so it is judged against what the sensors show of that (``_coin_in_hands``).
 """
 
 from __future__ import annotations
 
-from ..engine.core import HOLE
+from ..engine.core import COIN, HOLE, PAD_R
 from ..events import SwitchEvent
 from .world import World
+
+FLIP, COIN_ON, COIN_OFF = "flip", "coin-on", "coin-off"  # (the table's ``restore.Hand`` values)
 
 
 class Hands:
     """Part of ``reconciler.Reconciler``."""
 
     asked: frozenset = frozenset()  # unsure pads a put-back asked hands to change (a class default: old checkpoints)
+    hands_steps: tuple = ()  # what the hands were asked to do, in the list's order (``hands_on``)
 
-    def hands_on(self) -> None:
+    @property
+    def hands_busy(self) -> bool:
+        return "hands_from" in self.__dict__
+
+    def hands_on(self, steps: tuple = ()) -> None:
+        """``steps``: (``"coin-off"``/``"flip"``/``"coin-on"``, switch, side), as listed."""
         self.__dict__.setdefault("hands_from", self.worlds[0].faults)
+        self.hands_steps = tuple(steps)
 
     def hands_off(self) -> None:
+        self._hands_let_go()
+        faults = self.__dict__.pop("hands_from", None)
+        self.__dict__.pop("hands_steps", None)
+        if faults is not None and self.worlds[0].faults != faults:
+            self.worlds = [World(self.geometry, self.worlds[0].codes, faults)]
+
+    def _hands_let_go(self) -> None:
+        """The open coinless group is the hands': its readings are kept, no drop is made of it."""
         group = self._group
         if group is not None and not group.is_drop and group is not self._tail:
             for ev in group.ordered():
                 if isinstance(ev, SwitchEvent) and ev.switch in self.switch_index:
                     self.readings[self.switch_index[ev.switch]] = ev.pos
             self._group = None
-        faults = self.__dict__.pop("hands_from", None)
-        if faults is not None and self.worlds[0].faults != faults:
-            self.worlds = [World(self.geometry, self.worlds[0].codes, faults)]
+
+    def _coin_in_hands(self) -> None:
+        """A coin goes in while the board is being put back (``feed``, before
+        its entry is grouped): the hands are done. The coin meets the rockers
+        as the halls read them (the hands moved them; a hall held lying keeps
+        its believed side) and the pads of the coin steps as far as the list
+        was done: people work down it (coins off, rockers, coins on), so a
+        coin taken off is believed off once any rocker listed is seen put
+        back (or none was listed), a coin put on once every rocker listed is.
+        Those pads stay unsure (nobody sees them): the drop, and later ones,
+        tell a step not done from a fault."""
+        steps = self.hands_steps
+        faults = self.__dict__["hands_from"]
+        self.hands_off()
+        w = World(self.geometry, self.worlds[0].codes, faults)
+        lying = w.index.halls | w.index.unseated
+        codes = bytearray(w.codes)
+        for s, pos in enumerate(self.readings):
+            if pos in ("L", "R") and codes[s] != HOLE and s not in lying:
+                codes[s] = (codes[s] & ~PAD_R & 0xFF) | (pos == "R")
+        flips = [self.readings[s] == side for hand, s, side in steps if hand == FLIP]
+        pads = set()
+        for hand, s, _side in steps:
+            if hand not in (COIN_ON, COIN_OFF) or codes[s] == HOLE:
+                continue
+            pads.add(s)
+            if hand == COIN_OFF and (not flips or any(flips)):
+                codes[s] &= ~COIN & 0xFF
+            elif hand == COIN_ON and all(flips):
+                codes[s] |= COIN
+        self.worlds = [World(self.geometry, bytes(codes), faults)]
+        if pads:
+            self.set_by_hand(pads)
 
     def set_by_hand(self, pads) -> None:
         """``pads`` (switch numbers): coins people were asked to put on or take off."""

@@ -130,6 +130,8 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
             return
         if isinstance(ev, SwitchEvent) and ev.switch not in self.switch_index:
             raise EventError(f"switch event names {ev.switch}, which is not on board {self.geometry.name!r}")
+        if isinstance(ev, EntryEvent) and self.hands_busy:
+            self._coin_in_hands()  # dropped before the board was put back: the hands are done
         group = self._group
         if group is not None and (
             ev.t > self._deadline()

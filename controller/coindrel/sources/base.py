@@ -251,6 +251,10 @@ class BoardSource(ABC):
             out.append(ev)
         return out
 
+    def queued(self) -> bool:
+        """Events read from the board that nobody has taken yet (``events``, ``pending``)."""
+        return not self._queue.empty()
+
     # -- the rest of the port ------------------------------------------------
     def board_time(self) -> float:
         """The latest board time this source has seen (seconds)."""

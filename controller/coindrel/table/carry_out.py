@@ -86,7 +86,7 @@ def _belief(table, e: fx.Belief, now: float) -> None:
 
 @carries(fx.Hands)
 def _hands(table, e: fx.Hands, now: float) -> None:
-    table._hands(bool(e.on))
+    table._hands(bool(e.on), e.steps)
 
 
 @carries(fx.Expect)

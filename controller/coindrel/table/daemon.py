@@ -139,6 +139,16 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
                 self.board_offset, self.offset_from_journal = t - self._clock(), False
         return self._clock() + (self.board_offset or 0.0)
 
+    def _heard(self) -> float | None:
+        """Board time up to which every board event has reached the flow:
+        what the source has vouched for, once nothing it read waits in its
+        queue (None: a source that vouches for nothing, or a link that is down)."""
+        src = self.source
+        if not self.flow.link_up or not getattr(src, "vouches", False):
+            return None
+        queued = getattr(src, "queued", None)  # (a source with no queue of its own has nothing waiting)
+        return float("-inf") if queued is not None and queued() else src.board_time()
+
     def _history(self):
         if self.store is None:
             return []
@@ -220,7 +230,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
             if self.reports % TIMING_EVERY == 0:
                 self.save_timing()  # what it learned outlives a kill too, not only a clean stop
         self._check_falling(now)
-        self.flow.tick(now, self.board_now())
+        self.flow.tick(now, self.board_now(), self._heard())
         self._after_flow()
         if self.display is not None:
             self.display.tick(now)

@@ -220,8 +220,8 @@ class DiagnosisMixin:
             if by_hand:
                 self.reconciler.set_by_hand(by_hand)
 
-    def _hands(self, on: bool) -> None:
-        call = methodcaller("hands_on" if on else "hands_off")  # (pickles to the reconciler's process)
+    def _hands(self, on: bool, steps: tuple = ()) -> None:
+        call = methodcaller("hands_on", tuple(steps)) if on else methodcaller("hands_off")  # (pickles to the reconciler's process)
         if self._diag is not None:
             self._diag.call(call)
         elif self.reconciler is not None:

@@ -40,6 +40,8 @@ class DropInputs:
         if not extra:
             self.falling_entry = entry
         self.falling_since = now
+        if self.mode is Mode.RESTORE:
+            self.coin_before_put_back(t, now)
         if self.mode is Mode.REVEAL and m.phase == PHASE_REVEAL:
             m.reveal_done(now)
             self._go(Mode.TURN, now)
@@ -65,8 +67,8 @@ class DropInputs:
                 self._told()[report.revises] = said_new[0]
             self._note(revision_view(report.revises, report.diagnosis, before=before), now)
             return
-        if report.drop is None and self.mode is Mode.RESTORE:
-            return  # hands putting the board back, as the table asked
+        if report.drop is None and (self.mode is Mode.RESTORE or _before(report, self.restore_cut[0])):
+            return  # hands putting the board back, as the table asked (until a coin went in)
         if report.drop is None and getattr(report, "carried", False):
             # the rest of a coin that fell before this match began: the belief follows, no alarm
             if m is not None and not m.over and report.state:
@@ -102,7 +104,9 @@ class DropInputs:
         self.hit_exits, self.computer = result.exits, None
         self._emit(fx.LedsOff())
         facts = []
-        if not coin_screen.in_turn:
+        if coin_screen.mode is Mode.RESTORE:
+            facts.extend(self.put_back_facts(report, m.setup.players[result.player - 1]))
+        elif not coin_screen.in_turn:
             name = m.setup.players[result.player - 1]
             facts.append(f"A coin came in out of turn, while {coin_screen.aside}: it counts as {name}'s drop.")
         if forced is not None and report.entry != forced:
@@ -307,3 +311,9 @@ def _less_a_repeat(queue: list, report) -> list:
         if coin[1] == report.entry and coin[2] and (coin[4] is None or coin[4] <= end):
             return queue[:k] + queue[k + 1:]
     return queue
+
+
+def _before(report, t) -> bool:
+    """``report``'s events all came before board time ``t`` (None: never)."""
+    end = getattr(report, "t_end", None)
+    return t is not None and end is not None and end <= t

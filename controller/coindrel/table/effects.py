@@ -96,10 +96,14 @@ class Belief(Effect):
 class Hands(Effect):
     """People's hands are on the board as the table asked (``on``: putting it
     back after an undo) or done: the rockers they push over are no evidence of
-    a fault, so the faults believed before them are kept as they were."""
+    a fault, so the faults believed before them are kept as they were.
+    ``steps``: with ``on``, what they were asked to do, in the list's order, as
+    plain data (``restore.as_asked``): a coin that goes in before they are done
+    meets the board as far as they got."""
 
     kind: ClassVar[Kind] = Kind.HANDS
     on: bool
+    steps: tuple = ()
 
     @property
     def data(self):

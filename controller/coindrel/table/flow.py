@@ -98,6 +98,10 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.blamed_halls: frozenset[int] = frozenset()  # switches whose hall the last drop's diagnosis holds lying
         self.restore: list[HandStep] = []
         self.restore_coins: tuple[BoardState, BoardState] | None = None
+        self.restore_asked: tuple[HandStep, ...] = ()  # the put-back's list as it first stood (turns.put_back)
+        self.board_clock = (None, None, None)  # the last tick's (now, the board's clock, board time heard up to)
+        self.undo_held = None  # (mode, press, board time): an undo pressed before the board was heard up to it
+        self.restore_cut = (None, ())  # a coin went in before the board was put back: (its board time, the coin steps' pads)
         self.hit_exits: tuple[int, ...] = ()
         self.pauses: set[str] = set()
         self.link_up, self.link_detail, self.link_since = True, "", 0.0
@@ -196,6 +200,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         except ValueError:
             return  # not a button (the keypad, scripts and the control socket send only these)
         self._emit(fx.Wake())
+        self.undo_held = None  # another press: the held one is let go (the knob may have moved off it)
         if self.note is not None and now < self.note_until and press not in getattr(self, "note_passes", ()):
             self._act_note(press, now)  # a press puts a passing note away (or reads on)
             return
@@ -274,7 +279,11 @@ class TableFlow(Starting, DropInputs, MatchActions):
             self._emit(fx.Wake())
             self._emit(fx.Sound("connected"))
 
-    def tick(self, now: float, board_now: float | None = None) -> None:
+    def tick(self, now: float, board_now: float | None = None, heard: float | None = None) -> None:
+        """``heard``: board time up to which every board event has reached the
+        table (None: the source promises nothing of the kind)."""
+        self.board_clock = (now, board_now, heard)
+        self.replay_undo(now, heard)
         if self.message is not None and self._screen.messages and now >= self.message_until:
             self.message = None
         if self.note is not None and now >= self.note_until:

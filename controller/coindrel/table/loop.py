@@ -115,7 +115,7 @@ class LoopMixin:
         """How long the loop may sleep before something on the screen, a
         clock or a falling coin needs it (board events and presses wake it)."""
         f, m = self.flow, self.flow.match
-        if self.diagnosing or f.mode == "reveal" \
+        if self.diagnosing or f.mode == "reveal" or f.undo_held is not None \
                 or (f.runner is not None and f.runner.phase == "falling") or (m is not None and m.phase == "falling"):
             return STEP
         waits = [IDLE]

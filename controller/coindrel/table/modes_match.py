@@ -163,7 +163,8 @@ class Paused(Screen):
             flow._resume("player", now)
             flow._go(Mode.TURN, now)
         elif choice is Pause.UNDO:
-            flow._undo(now)
+            if not flow.undo_waits(press, now):
+                flow._undo(now)
         elif choice is Pause.CORRECT:
             flow._start_correction(now)
         elif choice is Pause.END:
@@ -204,9 +205,8 @@ class Mismatch(Screen):
             flow.diagnosis = d2
             return
         answer = Answer(d.options[chosen]) if d.options else Answer.BOARD_RIGHT
-        if answer is Answer.UNDO and flow.coin_falling():
-            flow._undo(now)  # says why not yet; the question stays
-            return
+        if answer is Answer.UNDO and flow.undo_waits(press, now):
+            return  # a coin falls (it says so) or may have gone in unheard: the question stays
         flow.diagnosis = None
         # the answer is journalled with what it changes (questions.py): a correction only once it is done
         asked = d.drop if d is not None else None

@@ -34,7 +34,6 @@ from dataclasses import replace
 from ..display import DiagnosisView
 from ..engine import EngineError
 from ..engine import PHASE_REVEAL
-from . import effects as fx
 from .modes import Mode
 
 log = logging.getLogger("coindrel.table")
@@ -154,7 +153,6 @@ class QuestionsMixin:
         """After a restart: the board still being put back after an undo is
         asked for again (the list follows the hall sensors as they read)."""
         from ..engine import BoardState
-        from .restore import restore_steps
 
         open_restore = None
         for r in records:
@@ -176,9 +174,7 @@ class QuestionsMixin:
             return False  # not the board the undo left: the journal moved on
         f = self.flow
         f.restore_coins = (before, after)
-        f.restore = restore_steps(match.board, f.halls, f.restore_coins)
-        f._emit(fx.Hands(True))
-        f._go(Mode.RESTORE, self.now())
+        f.put_back(self.now())
         self.restore_noted = True
         log.warning("the board was being put back after an undo when the table stopped; asked again")
         return True

@@ -86,3 +86,10 @@ def holes_steps(geometry, present, wanted) -> list[HandStep]:
     have, want = set(present), set(wanted)
     return ([HandStep.on(geometry, Hand.TAKE_OUT, s) for s in sorted(want - have)]
             + [HandStep.on(geometry, Hand.PUT_BACK, s, "L") for s in sorted(have - want)])
+
+
+def as_asked(steps) -> tuple[tuple[str, int, str], ...]:
+    """A put-back's steps as the reconciler takes them, in the list's order:
+    plain data that pickles to its process, (``Hand`` value, switch, side)."""
+    kept = (Hand.COIN_OFF, Hand.FLIP, Hand.COIN_ON)
+    return tuple((s.hand.value, s.switch, s.side) for s in steps if s.hand in kept)

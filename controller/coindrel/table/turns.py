@@ -11,7 +11,7 @@ from ..engine import PHASE_FALLING, PHASE_REVEAL, PHASE_TURN, EngineError
 from . import effects as fx
 from .modes import Mode
 from .paging import choose_on_notice
-from .restore import restore_steps
+from .restore import Hand, as_asked, restore_steps
 
 HINT_SECONDS = 8.0
 
@@ -92,6 +92,41 @@ class MatchActions:
         if held is not None:
             self.answered(*held, cancelled=cancelled)
 
+    def undo_waits(self, press, now: float) -> bool:
+        """An undo chosen now waits (True) while a coin falls (it says so) or
+        while the board may not have told the table yet of a coin that went
+        in just before the press: the hub's events come a frame late, and
+        that coin's cascade met the put-back's hands. Such a press is held
+        and acted on again once the board is heard past it (``replay_undo``)."""
+        if self.coin_falling():
+            self._undo(now)  # says why not yet
+            return True
+        at, board_at, heard = self.board_clock
+        if heard is None or board_at is None or getattr(self, "undo_replayed", False):
+            return False
+        t = now + (board_at - at)  # the press on the board's clock
+        if heard >= t:
+            return False
+        self.undo_held = (self.mode, press, t)
+        return True
+
+    def replay_undo(self, now: float, heard: float | None) -> None:
+        """The held undo press once the board is heard past it (or a coin came: it says not yet)."""
+        held = self.undo_held
+        if held is None:
+            return
+        mode, press, t = held
+        if self.mode is not mode:
+            self.undo_held = None
+            return
+        if heard is not None and heard < t and not self.coin_falling():
+            return
+        self.undo_held, self.undo_replayed = None, True
+        try:
+            self._screen.act(self, press, now)
+        finally:
+            self.undo_replayed = False
+
     def _undo(self, now: float) -> None:
         m = self.match
         if self.coin_falling():
@@ -110,9 +145,46 @@ class MatchActions:
         self.restore_coins = (before, m.board.copy())
         # the reconciler goes on believing the board as it stands until the players have put it back
         self.pauses.discard("mismatch")
-        self.restore = restore_steps(m.board, self.halls, self.restore_coins)
-        self._emit(fx.Hands(True))
+        self.put_back(now)
+
+    def put_back(self, now: float) -> None:
+        """Ask for the board to be put back as the undo left the match (``restore_coins``)."""
+        self.restore = restore_steps(self.match.board, self.halls, self.restore_coins)
+        self.restore_asked = tuple(self.restore)
+        self._emit(fx.Hands(True, as_asked(self.restore)))
         self._go(Mode.RESTORE, now)
+
+    def coin_before_put_back(self, t: float | None, now: float) -> None:
+        """A coin went in while the board was being put back (the players
+        dropped before pressing; ``t`` its entry's board time): it is the
+        turn's drop, on the board as far as they had put it back (the
+        reconciler judges it so: rockers as the halls read them, the coin
+        steps' pads unsure), and the list is over: the board is what that
+        coin makes of it. Its report says so (``put_back_facts``)."""
+        pads = tuple(s.switch for s in self.restore_asked if s.hand in (Hand.COIN_ON, Hand.COIN_OFF))
+        self.restore_cut, self.restore = (t, tuple(dict.fromkeys(pads))), []
+        self._resume("player", now)
+        self._resume("mismatch", now)
+        self._go(Mode.REVEAL if self.match.phase == PHASE_REVEAL else Mode.TURN, now)
+
+    def put_back_facts(self, report, name: str) -> list[str]:
+        """What the players are told of a coin that went in before the board was put back."""
+        out = [f"A coin went in before the board was put back: it counts as {name}'s drop, on the board as it "
+               "stood (its rockers as the sensors saw them)."]
+        # (its report came after every report of the hands' flips: none is held back by its time any more)
+        pads, self.restore_cut = self.restore_cut[1], (None, ())
+        if pads and report.state:
+            from ..engine import COIN, BoardState
+
+            board = BoardState.parse(report.state, self.geometry)
+            labels = self.geometry.labels
+            on = [labels[s] for s in pads if board.codes[s] & COIN]
+            off = [labels[s] for s in pads if not board.codes[s] & COIN]
+            said = " and ".join(x for x in ((f"a coin on {', '.join(on)}" if on else ""),
+                                            (f"no coin on {', '.join(off)}" if off else "")) if x)
+            out.append(f"No sensor sees coins on pads: the table now believes {said}. Check; a pad that differs "
+                       "shows at its next drop (not a fault).")
+        return out
 
     # -- correcting what the last drop scored ---------------------------------------------
 
