@@ -17,6 +17,8 @@ import os
 
 import pytest
 
+from coindrel.config import Section
+from coindrel.display import open_display
 from coindrel.events import StatusEvent
 from coindrel.sources.base import Snapshot
 from coindrel.table import journal as journal_module
@@ -215,3 +217,56 @@ def test_a_disk_whose_sync_fails_never_misscores(tmp_path, monkeypatch, referenc
     bad, restarts = _sweep(tmp_path, monkeypatch, reference, disks, down=3.0, slow_after=True)
     assert restarts == len(disks)
     assert not bad, f"mis-scored after a failed sync at {[b[0] for b in bad]}: {bad[:2]} (truth {reference[:2]})"
+
+
+def _drops_on_disk(table) -> int:
+    return sum(1 for r in read_journal(table.journal.path).records
+               if r.kind == "act" and isinstance(r.data, dict) and r.data.get("do") == "drop")
+
+
+def test_a_full_disk_is_told_with_what_is_saved_and_how_to_go_on(tmp_path, monkeypatch, caplog):
+    told = {}
+    original = Table._cannot_save
+
+    def at_the_failure(self, e):
+        original(self, e)
+        told.update(failed=self.failed, view=self.flow.view(self.now()), drops=_drops_on_disk(self))
+
+    monkeypatch.setattr(Table, "_cannot_save", at_the_failure)
+    with caplog.at_level(logging.ERROR, logger="coindrel.table"):
+        play(tmp_path, monkeypatch, Disk(None, full_at=40), down=2.5)  # while a drop waits for its verdict
+    n = told["drops"]
+    assert n >= 1
+    state = tmp_path / "state"
+    assert told["failed"].startswith(f"The disk is full: nothing after drop {n} is saved")
+    assert f"df -h {state}" in told["failed"] and "restart coindrel" in told["failed"]
+    assert "Traceback" not in caplog.text and told["failed"] in caplog.text
+    view = told["view"]
+    assert view.title == "Disk full" and view.alert and f"Nothing after drop {n} is saved" in view.text
+
+
+def test_a_new_match_on_a_full_disk_stops_the_table_with_the_message_on_its_panel(tmp_path, monkeypatch, caplog):
+    import asyncio
+
+    state = tmp_path / "state"
+    disk = Disk(state)
+    monkeypatch.setattr(journal_module, "_write_all", disk.write_all)
+    now = [0.0]
+    panel = open_display(Section("display", {"driver": "dummy"}), clock=lambda: now[0])  # luma's dummy device
+    store = MatchStore(state, datasync=disk.datasync).open()
+    table = Table(G, Choices(clock="off", players=("Ann", "Bo")), store=store, display=panel,
+                  clock=lambda: now[0], reveal_seconds=0.1)
+    table.resume(store.recover())
+    disk.full = True
+    with caplog.at_level(logging.ERROR, logger="coindrel.table"):
+        for _ in range(2):  # New match, and the pads are set: its journal cannot be created
+            table.handle_action("select")
+            now[0] += 0.2
+        assert table.failed is not None
+        asyncio.run(asyncio.wait_for(table._pump_steps(asyncio.Event()), 10))
+    assert table.journal is None and not (state / "match.journal").exists()
+    assert table.failed.startswith("The disk is full: nothing after the start of the match is saved")
+    assert "Traceback" not in caplog.text
+    assert panel.view is not None and panel.view.title == "Disk full", "the panel is left saying why"
+    panel.close()
+    store.close()
