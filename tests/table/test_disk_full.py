@@ -270,3 +270,32 @@ def test_a_new_match_on_a_full_disk_stops_the_table_with_the_message_on_its_pane
     assert panel.view is not None and panel.view.title == "Disk full", "the panel is left saying why"
     panel.close()
     store.close()
+
+
+def test_a_match_ended_on_a_full_disk_stays_to_be_resumed(tmp_path, monkeypatch, caplog):
+    state = tmp_path / "state"
+    disk = Disk(state)
+    monkeypatch.setattr(journal_module, "_write_all", disk.write_all)
+    now = [0.0]
+    store = MatchStore(state, datasync=disk.datasync).open()
+    table = Table(G, Choices(clock="off", players=("Ann", "Bo")), store=store, clock=lambda: now[0],
+                  reveal_seconds=0.1)
+    table.resume(store.recover())
+    for _ in range(3):  # new match, pads set, and a coin keyed in
+        table.handle_action("select")
+        now[0] += 0.2
+        table.step()
+    assert len(table.flow.match.results) == 1
+    disk.full = True
+    with caplog.at_level(logging.ERROR, logger="coindrel.table"):
+        for press in ("back", "next", "next", "next", "select", "next", "select"):  # pause, End match, yes
+            table.handle_action(press)
+            table.step()
+    assert table.failed.startswith("The disk is full: nothing after drop 1 is saved")
+    assert "Traceback" not in caplog.text and "could not carry out" not in caplog.text
+    store.close()
+    disk.free()
+    again = MatchStore(state).open()
+    found = again.recover()
+    assert found.match is not None and len(found.match.results) == 1, "the match waits to be resumed, as saved"
+    again.close()

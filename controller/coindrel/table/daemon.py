@@ -286,10 +286,15 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
         except JournalError as e:
             self._cannot_save(e)
 
-    def _cannot_save(self, e: JournalError) -> None:
+    def _cannot_save(self, e: JournalError, store_errors: bool = False) -> None:
         """The table stops (``failed``); a full disk is told to the players, on
         the panel (left lit while the table is down) and in the log, with what
-        is saved and how to go on."""
+        is saved and how to go on. ``store_errors``: a ``StoreError`` (the store
+        used as it must not be) is raised again, as before."""
+        from .store import StoreError
+
+        if store_errors and isinstance(e, StoreError):
+            raise e
         if not isinstance(e, DiskFull):
             self.failed = str(e)
             log.error("%s", e)
@@ -320,11 +325,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
             try:
                 self.journal = self.store.begin(match, meta={"halls": self.halls_known})
             except JournalError as e:
-                from .store import StoreError
-
-                if isinstance(e, StoreError):
-                    raise
-                self._cannot_save(e)
+                self._cannot_save(e, store_errors=True)
                 return
             self.journalled = match
 
@@ -345,7 +346,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
                 else:
                     self.store.abandon(self.journal, match, why)
             except JournalError as e:
-                self._cannot_save(e)
+                self._cannot_save(e, store_errors=True)
         self.journal = self.journalled = None
 
     def _reopen_match(self, match: Match) -> None:
