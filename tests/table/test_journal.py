@@ -8,7 +8,7 @@ import os
 import pytest
 
 import coindrel.table.journal as journal_module
-from coindrel.table.journal import Journal, JournalError, move_durably, write_durably
+from coindrel.table.journal import DiskFull, Journal, JournalError, move_durably, write_durably
 from coindrel.table.records import scan
 
 
@@ -95,7 +95,7 @@ def test_a_failed_write_is_rolled_back_and_named(tmp_path, monkeypatch):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(journal_module.os, "write", half_then_full)
-    with pytest.raises(JournalError, match="No space left on device.*writable, not full file system"):
+    with pytest.raises(DiskFull, match="disk is full: cannot save the match to .*No space left on device.*free space"):
         j.append("act", {"do": "drop", "entry": 3})
     monkeypatch.undo()
     assert (tmp_path / "j.journal").read_bytes() == before  # no half record left behind

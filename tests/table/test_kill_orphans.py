@@ -55,14 +55,17 @@ class ReplayingHub:
         table.handle_event(ev)
 
 
-def play(tmp_path, drops=DROPS, *, hold=None, kill=None, down=1.0, replay_back=0, until=30.0, keep=0):
+def play(tmp_path, drops=DROPS, *, hold=None, kill=None, down=1.0, replay_back=0, until=33.0, keep=0):
     """The match on the board's schedule; returns (results, table, board).
     ``hold``: (from, to) board seconds with no step (a diagnosis that takes
     long on the worker: events keep coming, no verdict). ``kill(verdict)``:
     the first verdict it accepts is the last record on disk (SIGKILL before
     anything after it but ``keep`` records), then ``down`` seconds pass, a new table resumes, and
     the hub replays its ring after the position asked for (``replay_back``
-    frames before it too: a hub that gives too much)."""
+    frames before it too: a hub that gives too much). ``until``: past the last
+    coin, the drop open at a restart waits for the hub's replay as after any
+    link outage (its "connected" plus the quiet spell, on the board clock this
+    stand-in hub does not vouch for: it catches up with the first live event)."""
     out = Collect()
     board, _ = build_board(Scenario(BoardConfig(seed=8, start=START)), outputs=[out])
     for t, e in drops:

@@ -30,7 +30,7 @@ from .carry_out import EffectsMixin
 from .diagnosing import TIMING_FILE, DiagnosisMixin
 from .flow import TableFlow
 from .history import list_matches
-from .journal import JournalError
+from .journal import DiskFull, JournalError
 from .loop import IDLE, STEP, LoopMixin, TableDied
 from .questions import QuestionsMixin
 from .setupmenu import Choices
@@ -294,8 +294,34 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
         try:
             write(*args)
         except JournalError as e:
+            self._cannot_save(e)
+
+    def _cannot_save(self, e: JournalError, store_errors: bool = False) -> None:
+        """The table stops (``failed``); a full disk is told to the players, on
+        the panel (left lit while the table is down) and in the log, with what
+        is saved and how to go on. ``store_errors``: a ``StoreError`` (the store
+        used as it must not be) is raised again, as before."""
+        from .store import StoreError
+
+        if store_errors and isinstance(e, StoreError):
+            raise e
+        if not isinstance(e, DiskFull):
             self.failed = str(e)
             log.error("%s", e)
+            return
+        m, j = self.journalled, self.journal
+        drops = sum(1 for a in m.log[: j.acts] if a.get("do") == "drop") if m is not None and j is not None else 0
+        saved = f"drop {drops}" if drops else "the start of the match"
+        where = getattr(self.store, "dir", None) or (j.path.parent if j is not None else "the state directory")
+        self.failed = (f"The disk is full: nothing after {saved} is saved ({e.what}). Free space on the disk that holds "
+                       f"{where} (`df -h {where}` shows it), then restart coindrel (sudo systemctl restart "
+                       f"coindrel): the match resumes after {saved}, and the coins dropped since are taken up "
+                       "again from the hub's memory of them")
+        log.error("%s", self.failed)
+        from ..display import MessageView
+
+        self.flow.ask(MessageView("Disk full", f"Nothing after {saved} is saved. Free space on the disk, then "
+                                               f"restart coindrel: the match goes on after {saved}.", alert=True))
 
     def _new_match(self, match: Match) -> None:
         self._believe(match.board, match, pads_checked=True)  # the players set the board up
@@ -305,8 +331,12 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
             how = "finished" if self.journalled is not None and self.journalled.over else "abandoned"
             log.warning("match %s was never ended; filed as %s before the next one began", self.journal.match_id, how)
             self._end_match(how, why="a new match began before it was ended")
-        if self.store is not None:
-            self.journal = self.store.begin(match, meta={"halls": self.halls_known})
+        if self.store is not None and self.failed is None:
+            try:
+                self.journal = self.store.begin(match, meta={"halls": self.halls_known})
+            except JournalError as e:
+                self._cannot_save(e, store_errors=True)
+                return
             self.journalled = match
 
     def _end_match(self, how: str, match: Match | None = None, why: str = "ended from the menu") -> None:
@@ -317,11 +347,16 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
             self._note_questions()  # its last drop's question goes in before the end
             self._save(self.journal.sync_match, match)
             self.save_timing()
-            if how == "finished":
-                summary = self.store.finish(self.journal, match)
-                self.filed = (summary, match)  # its last drop may still be undone or corrected
-            else:
-                self.store.abandon(self.journal, match, why)
+            try:
+                if self.failed is not None:
+                    pass  # left as it is on disk: the restart resumes (or files) it from there
+                elif how == "finished":
+                    summary = self.store.finish(self.journal, match)
+                    self.filed = (summary, match)  # its last drop may still be undone or corrected
+                else:
+                    self.store.abandon(self.journal, match, why)
+            except JournalError as e:
+                self._cannot_save(e, store_errors=True)
         self.journal = self.journalled = None
 
     def _reopen_match(self, match: Match) -> None:

@@ -44,6 +44,25 @@ class JournalError(CoindrelError, ValueError):
     """The match could not be saved, or a saved match could not be read."""
 
 
+class DiskFull(JournalError):
+    """The file system holding the journal has no room left (or the user's
+    quota is used up): the table tells the players what is saved (daemon).
+    ``what``: the write that failed, and the system's words for it."""
+
+    def __init__(self, what: str):
+        super().__init__(f"the disk is full: {what}; free space on it")
+        self.what = what
+
+
+FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def _failed(e: OSError, what: str, fix: str) -> JournalError:
+    if e.errno in FULL:
+        return DiskFull(f"{what} ({e.strerror})")
+    return JournalError(f"{what}: {e.strerror}; {fix}")
+
+
 def fsync_dir(path: str | Path) -> None:
     """Make a directory's entries (creations, renames, removals) durable."""
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
@@ -125,7 +144,7 @@ class Journal:
             write_durably(path, data)
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
         except OSError as e:
-            raise JournalError(f"cannot create the match journal {path}: {e.strerror}; {_fix(path)}") from None
+            raise _failed(e, f"cannot create the match journal {path}", _fix(path)) from None
         return cls(path, fd, len(lines) + 1, len(data), **kw)
 
     @classmethod
@@ -175,7 +194,7 @@ class Journal:
             _write_all(fd, blob)
         except OSError as e:
             self._roll_back(fd)
-            raise JournalError(f"cannot save the match to {self.path}: {e.strerror}; {_fix(self.path)}") from None
+            raise _failed(e, f"cannot save the match to {self.path}", _fix(self.path)) from None
         self.size += len(blob)
         self.next_n = n
         if durable:
@@ -193,7 +212,7 @@ class Journal:
             # After a failed fsync the kernel may already have thrown the
             # pages away; writing on would pretend they were saved.
             self._broken = f"saving to {self.path} failed ({e.strerror})"
-            raise JournalError(f"{self._broken}; restart coindrel to recover the match from what is on disk") from None
+            raise _failed(e, f"saving to {self.path} failed", "restart coindrel to recover the match from what is on disk") from None
         self.synced_size = self.size
 
     def _roll_back(self, fd: int) -> None:
@@ -277,4 +296,4 @@ def read_journal(path: Path):
     return scan(data)
 
 
-__all__ = ["Journal", "JournalError", "Record", "cut_tail", "fsync_dir", "keep_copy", "move_durably", "read_journal", "write_durably"]
+__all__ = ["DiskFull", "Journal", "JournalError", "Record", "cut_tail", "fsync_dir", "keep_copy", "move_durably", "read_journal", "write_durably"]

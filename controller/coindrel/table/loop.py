@@ -79,6 +79,8 @@ class LoopMixin:
         while not stop.is_set():
             self.step()
             if self.failed is not None:
+                if self.display is not None:  # why, on the panel left lit while the table is down (a full disk)
+                    await self.display.show_async(self.flow.view(self.now()), self.now())
                 stop.set()  # nothing more can be saved: let systemd restart us
                 break
             if self.display is not None:

@@ -196,6 +196,15 @@ class SourceMixin:
             # reconciler (without them, the coin a hand took while the hub was
             # away came out as a hall sensor fault after a restart)
             self._diagnose(ev)
+        if hasattr(self.source, "resume_from") and last_hub_position(records) is not None:
+            # The table was down since the last event on disk: to the new reconciler that is a link
+            # outage (the hub kept what it sent meanwhile and gives it back after "connected"). Without
+            # it, the "connected" of a restart that took long (a full disk's stop and restart, a slow
+            # boot) closed the open drop before its own replayed events came: a coin split in two, the
+            # next coin taken for a second one in its turn, every later turn scored for the other player.
+            gap = StatusEvent(max(ev.t for ev in pending), "disconnected", "the table was not running (restarted)")
+            self._save(self.journal.event, gap, False)  # a second restart feeds it again, with the open events
+            self._diagnose(gap)
         self.board_offset = pending[-1].t - self._clock()
         self.last_board_t = max(self.last_board_t, pending[-1].t)
         self.offset_from_journal = True  # until the live source says what its clock reads

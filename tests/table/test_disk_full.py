@@ -1,0 +1,301 @@
+"""A disk that fills while a coin's cascade is in progress (a newcomer's
+finding: after the restart the next coin was judged "Extra coin" and every
+later turn went to the other player). The journal's k-th write fails with
+ENOSPC, and so does every write after it (the disk stays full) until the
+table has stopped; it restarts on a disk with room, the hub gives back what
+came after the journal's last hub position, and every drop must score as on
+a table whose disk never filled, or the players must be asked.
+
+The board is the virtual board's model; the hub is test_kill_orphans'
+stand-in (frames numbered, replay from a position)."""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+
+import pytest
+
+from coindrel.config import Section
+from coindrel.display import open_display
+from coindrel.events import StatusEvent
+from coindrel.sources.base import Snapshot
+from coindrel.table import journal as journal_module
+from coindrel.table.daemon import Table
+from coindrel.table.journal import read_journal
+from coindrel.table.resync import resync
+from coindrel.table.setupmenu import Choices
+from coindrel.table.store import MatchStore
+from coindrel.virtual import BoardConfig, Collect, Scenario, build_board
+
+from .test_kill_orphans import G, START, STEP, ReplayingHub
+
+# Bo's coin goes in just after Ann's cascade ended on the board, while a slow
+# diagnosis still holds Ann's verdict: the table notes it as a second coin
+# until Ann's report says her cascade had ended before it went in.
+DROPS = [(2.0, 1), (4.4, 0), (7.0, 3), (9.4, 5), (12.0, 2), (14.4, 7)]
+HOLDS = [(2.0, 5.0), (7.0, 10.0), (12.0, 15.0)]
+
+
+class Disk:
+    """The state directory's writes, counted; from write ``full_at`` (or the
+    data sync ``sync_full_at``) on, every one fails with ENOSPC until ``free()``."""
+
+    def __init__(self, state_dir, full_at=None, sync_full_at=None):
+        self.dir = str(state_dir)
+        self.full_at, self.sync_full_at = full_at, sync_full_at
+        self.writes = self.syncs = 0
+        self.full = False
+
+    def _ours(self, fd) -> bool:
+        try:
+            return os.readlink(f"/proc/self/fd/{fd}").startswith(self.dir)
+        except OSError:
+            return False
+
+    def write_all(self, fd, data, _real=journal_module._write_all):
+        if self._ours(fd):
+            self.writes += 1
+            if self.full or (self.full_at is not None and self.writes >= self.full_at):
+                self.full = True
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        _real(fd, data)
+
+    def datasync(self, fd):
+        if self._ours(fd):
+            self.syncs += 1
+            if self.full or (self.sync_full_at is not None and self.syncs >= self.sync_full_at):
+                self.full = True
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        os.fdatasync(fd)
+
+    def free(self):
+        self.full_at = self.sync_full_at = None
+        self.full = False
+
+
+def play(tmp_path, monkeypatch, disk=None, drops=DROPS, holds=HOLDS, down=1.0, slow_after=False):
+    """The match on the board's schedule; the disk fills as ``disk`` says,
+    the table stops (as its loop does once a save failed), ``down`` seconds
+    pass (its shutdown, someone freeing space, the restart), and a new table
+    resumes on a disk with room. ``slow_after``: the diagnoses are as slow
+    after the restart. Returns (results, (totals, round scores, players of
+    the drops), table, whether it restarted)."""
+    out = Collect()
+    board, _ = build_board(Scenario(BoardConfig(seed=8, start=START)), outputs=[out])
+    for t, e in drops:
+        board.drop(e, t)
+    now = [0.0]
+    ring: list[tuple[int, object]] = []
+    state = tmp_path / "state"
+    disk = disk or Disk(state)
+    disk.dir = str(state)
+    monkeypatch.setattr(journal_module, "_write_all", disk.write_all)
+
+    def positions():
+        return {G.labels[s]: ("none" if c == 4 else "LR"[c & 1]) for s, c in enumerate(board.world.codes)}
+
+    def new_table(src):
+        store = MatchStore(state, datasync=disk.datasync).open()
+        return Table(G, Choices(clock="off", players=("Ann", "Bo")), source=src, store=store,
+                     clock=lambda: now[0], reveal_seconds=0.1), store
+
+    def hear():
+        new = out.events[len(ring):]
+        for ev in new:
+            ring.append((100 + len(ring), ev))
+        return ring[len(ring) - len(new):]
+
+    src = ReplayingHub()
+    table, store = new_table(src)
+    table.positions = positions()
+    table.resume(store.recover())
+    for _ in range(3):
+        table.handle_action("select")
+        now[0] += 0.2
+        table.step()
+    table.handle_event(StatusEvent(now[0], "connected", "hub"))
+    restarted = False
+    steps = 0
+    until = drops[-1][0] + 6.0
+    while now[0] < until:
+        steps += 1
+        assert steps < 10_000
+        now[0] += STEP
+        board.run_until(now[0])
+        for num, ev in hear():
+            src.give(table, num, ev)
+        if any(a <= now[0] < b for a, b in holds) and (slow_after or not restarted):
+            continue
+        table.step()
+        if table.flow.diagnosis is not None:
+            table.handle_action("select")
+            table.step()
+        if table.failed is None or restarted:
+            continue
+        # the loop stops once a save failed; its shutdown as run() does it
+        table.close_diagnosis()
+        table.save_timing()
+        store.close()
+        restarted = True
+        until = max(until, now[0] + down + 8.0)  # what fell meanwhile is reconciled after the restart
+        disk.free()
+        now[0] += down
+        board.run_until(now[0])
+        hear()
+        src = ReplayingHub()
+        table, store = new_table(src)
+        table.resume(store.recover())
+        table.handle_event(StatusEvent(board.now, "connected", "hub"))
+        after = src.resume_after
+        for num, ev in ring:
+            if after is None or num > after.num:
+                src.give(table, num, ev)
+        resync(table, Snapshot(board.now, positions()))
+        table.learn_positions(positions())
+    m = table.flow.match
+    results = [(r.entry, tuple(r.exits)) for r in m.results]
+    return results, (tuple(m.totals), tuple(m.round_scores), tuple(r.player for r in m.results)), table, restarted
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    try:
+        return play(tmp_path_factory.mktemp("ref"), mp)
+    finally:
+        mp.undo()
+
+
+def test_the_schedule_notes_the_next_coin_as_a_second_one_while_a_verdict_waits(tmp_path, monkeypatch, reference):
+    # what makes the full disk dangerous: the coins note holds the next turn's coin as a second coin
+    # until the slow verdict says the cascade before it had ended (the players alternate all the same)
+    results, scores, table, restarted = reference
+    assert not restarted and len(results) == len(DROPS) and scores[2] == (1, 2, 1, 2, 1, 2)
+    notes = [r.data["coins_in"] for r in read_journal(table.journal.path).records
+             if r.kind == "note" and "coins_in" in r.data]
+    assert any(len(c) == 2 and c[1][1] for c in notes)
+
+
+def _count(tmp_path, monkeypatch) -> Disk:
+    disk = Disk(None)
+    play(tmp_path / "count", monkeypatch, disk)
+    return disk
+
+
+def _sweep(tmp_path, monkeypatch, reference, disks, **kw):
+    ref, ref_scores, _, _ = reference
+    bad, restarts = [], 0
+    for name, disk in disks:
+        got, scores, table, restarted = play(tmp_path / name, monkeypatch, disk, **kw)
+        restarts += restarted
+        if got != ref or scores != ref_scores:
+            bad.append((name, got, scores))
+    return bad, restarts
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("down,slow_after", [(0.5, False), (2.5, False), (5.0, False), (2.5, True)])
+def test_a_disk_that_fills_at_any_write_never_misscores(tmp_path, monkeypatch, reference, down, slow_after):
+    # every write of the match fails in turn (notes, events, verdicts, actions alike), the table stops,
+    # and comes back after a short or a long stop (a long one: the hub's "connected" comes after the
+    # open drop's deadline, so it must know the table was away)
+    total = _count(tmp_path, monkeypatch).writes
+    disks = [(f"w{k}", Disk(None, full_at=k)) for k in range(2, total + 1)]
+    bad, restarts = _sweep(tmp_path, monkeypatch, reference, disks, down=down, slow_after=slow_after)
+    assert restarts == len(disks)
+    assert not bad, f"mis-scored after a full disk at {[b[0] for b in bad]}: {bad[:2]} (truth {reference[:2]})"
+
+
+@pytest.mark.slow
+def test_a_disk_whose_sync_fails_never_misscores(tmp_path, monkeypatch, reference):
+    # a file system that takes the write and fails the fdatasync (delayed allocation): what was written
+    # is in the file after the restart, though never confirmed; the diagnoses stay slow after it
+    total = _count(tmp_path, monkeypatch).syncs
+    disks = [(f"s{k}", Disk(None, sync_full_at=k)) for k in range(1, total + 1)]
+    bad, restarts = _sweep(tmp_path, monkeypatch, reference, disks, down=3.0, slow_after=True)
+    assert restarts == len(disks)
+    assert not bad, f"mis-scored after a failed sync at {[b[0] for b in bad]}: {bad[:2]} (truth {reference[:2]})"
+
+
+def _drops_on_disk(table) -> int:
+    return sum(1 for r in read_journal(table.journal.path).records
+               if r.kind == "act" and isinstance(r.data, dict) and r.data.get("do") == "drop")
+
+
+def test_a_full_disk_is_told_with_what_is_saved_and_how_to_go_on(tmp_path, monkeypatch, caplog):
+    told = {}
+    original = Table._cannot_save
+
+    def at_the_failure(self, e):
+        original(self, e)
+        told.update(failed=self.failed, view=self.flow.view(self.now()), drops=_drops_on_disk(self))
+
+    monkeypatch.setattr(Table, "_cannot_save", at_the_failure)
+    with caplog.at_level(logging.ERROR, logger="coindrel.table"):
+        play(tmp_path, monkeypatch, Disk(None, full_at=40), down=2.5)  # while a drop waits for its verdict
+    n = told["drops"]
+    assert n >= 1
+    state = tmp_path / "state"
+    assert told["failed"].startswith(f"The disk is full: nothing after drop {n} is saved")
+    assert f"df -h {state}" in told["failed"] and "restart coindrel" in told["failed"]
+    assert "Traceback" not in caplog.text and told["failed"] in caplog.text
+    view = told["view"]
+    assert view.title == "Disk full" and view.alert and f"Nothing after drop {n} is saved" in view.text
+
+
+def test_a_new_match_on_a_full_disk_stops_the_table_with_the_message_on_its_panel(tmp_path, monkeypatch, caplog):
+    import asyncio
+
+    state = tmp_path / "state"
+    disk = Disk(state)
+    monkeypatch.setattr(journal_module, "_write_all", disk.write_all)
+    now = [0.0]
+    panel = open_display(Section("display", {"driver": "dummy"}), clock=lambda: now[0])  # luma's dummy device
+    store = MatchStore(state, datasync=disk.datasync).open()
+    table = Table(G, Choices(clock="off", players=("Ann", "Bo")), store=store, display=panel,
+                  clock=lambda: now[0], reveal_seconds=0.1)
+    table.resume(store.recover())
+    disk.full = True
+    with caplog.at_level(logging.ERROR, logger="coindrel.table"):
+        for _ in range(2):  # New match, and the pads are set: its journal cannot be created
+            table.handle_action("select")
+            now[0] += 0.2
+        assert table.failed is not None
+        asyncio.run(asyncio.wait_for(table._pump_steps(asyncio.Event()), 10))
+    assert table.journal is None and not (state / "match.journal").exists()
+    assert table.failed.startswith("The disk is full: nothing after the start of the match is saved")
+    assert "Traceback" not in caplog.text
+    assert panel.view is not None and panel.view.title == "Disk full", "the panel is left saying why"
+    panel.close()
+    store.close()
+
+
+def test_a_match_ended_on_a_full_disk_stays_to_be_resumed(tmp_path, monkeypatch, caplog):
+    state = tmp_path / "state"
+    disk = Disk(state)
+    monkeypatch.setattr(journal_module, "_write_all", disk.write_all)
+    now = [0.0]
+    store = MatchStore(state, datasync=disk.datasync).open()
+    table = Table(G, Choices(clock="off", players=("Ann", "Bo")), store=store, clock=lambda: now[0],
+                  reveal_seconds=0.1)
+    table.resume(store.recover())
+    for _ in range(3):  # new match, pads set, and a coin keyed in
+        table.handle_action("select")
+        now[0] += 0.2
+        table.step()
+    assert len(table.flow.match.results) == 1
+    disk.full = True
+    with caplog.at_level(logging.ERROR, logger="coindrel.table"):
+        for press in ("back", "next", "next", "next", "select", "next", "select"):  # pause, End match, yes
+            table.handle_action(press)
+            table.step()
+    assert table.failed.startswith("The disk is full: nothing after drop 1 is saved")
+    assert "Traceback" not in caplog.text and "could not carry out" not in caplog.text
+    store.close()
+    disk.free()
+    again = MatchStore(state).open()
+    found = again.recover()
+    assert found.match is not None and len(found.match.results) == 1, "the match waits to be resumed, as saved"
+    again.close()
