@@ -1,5 +1,6 @@
 """The drop's flat tables and lazy outcome agree with the readable table walked depth first."""
 
+import copy
 import pickle
 import subprocess
 import sys
@@ -256,6 +257,9 @@ def test_a_prediction_is_its_own_outcome_and_a_fallen_back_one_holds_its_outcome
     assert isinstance(fell, Prediction) and fell.outcome is not fell and fell.faults == stuck
     assert (fell.outcome.exits, fell.outcome.flips, fell.outcome.board) == (again.exits, again.flips, again.board)
     assert fell.observed == again.observed
+    for p in (fell, Prediction(o, None, (), [2, 6])):  # copied and pickled whole, as any outcome is
+        for twin in (copy.copy(p), pickle.loads(pickle.dumps(p))):
+            assert type(twin) is type(p) and twin.outcome.exits == p.outcome.exits and twin.faults == p.faults
 
 
 def test_a_drop_too_big_for_an_outcomes_counts_is_an_engine_error_and_true_is_no_entry():

@@ -208,6 +208,7 @@ class _Given(Prediction):
     ``predict``'s when the drop fell back to the plain cascade)."""
 
     __slots__ = ("outcome", "faults", "_entries", "_observed")
+    __new__ = object.__new__  # copied or pickled as any slotted object (Prediction's takes the outcome)
 
 
 class _Predicted(Outcome, Prediction):
