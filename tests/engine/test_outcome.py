@@ -1,5 +1,6 @@
 """The drop's flat tables and lazy outcome agree with the readable table walked depth first."""
 
+import copy
 import pickle
 import subprocess
 import sys
@@ -228,6 +229,37 @@ def test_a_predictions_sensors_are_worked_out_once_when_asked():
     given_seen = observe(p.outcome, [3, 4])
     assert Prediction(p.outcome, given_seen, (), [3, 4]).observed is given_seen
     assert Prediction(p.outcome, None, (), [3, 4]).observed == given_seen
+
+
+def test_a_prediction_is_its_own_outcome_and_a_fallen_back_one_holds_its_outcome():
+    """predict() makes one object, an Outcome that is also the Prediction; a
+    drop that overflowed the working bytes holds the plain cascade's outcome.
+    Either reads as the drop() of the same board (faults none) would."""
+    from coindrel.engine import Outcome, Prediction, SwitchStuck, observe, topology
+
+    state = BoardState.random(MatchRandom(14), G, coin_chance=0.5)
+    p = predict(state, [2, 6])
+    assert isinstance(p, Prediction) and isinstance(p.outcome, Outcome) and p.outcome is p
+    o = drop(state, [2, 6])
+    assert (p.outcome.exits, p.outcome.flips, p.outcome.board) == (o.exits, o.flips, o.board)
+    assert repr(p).startswith("Prediction(outcome=Outcome(exits=") and p.observed == observe(o, [2, 6])
+    stuck = (SwitchStuck("R2S3"),)
+    tables = topology(G, stuck).fast
+    past = len(tables[2])
+    rows = tuple(tuple((b, past, None) for b in range(256)) for _ in tables[2])
+    t = topology(G)
+    t.last_faults = (stuck, tables[:2] + (rows,) + tables[3:])  # every cell overflows: the plain cascade
+    try:
+        fell = predict(state, [2, 6], stuck)
+    finally:
+        t.last_faults = ((), t.fast)
+    again = predict(state, [2, 6], stuck)
+    assert isinstance(fell, Prediction) and fell.outcome is not fell and fell.faults == stuck
+    assert (fell.outcome.exits, fell.outcome.flips, fell.outcome.board) == (again.exits, again.flips, again.board)
+    assert fell.observed == again.observed
+    for p in (fell, Prediction(o, None, (), [2, 6])):  # copied and pickled whole, as any outcome is
+        for twin in (copy.copy(p), pickle.loads(pickle.dumps(p))):
+            assert type(twin) is type(p) and twin.outcome.exits == p.outcome.exits and twin.faults == p.faults
 
 
 def test_a_drop_too_big_for_an_outcomes_counts_is_an_engine_error_and_true_is_no_entry():

@@ -27,6 +27,7 @@ from .state import BoardState, _Made
 from .tables import HEX_DIGIT, Topology, cascade, switch_rule, topology
 
 
+_new = object.__new__
 MAX_COUNT = 255  # coins through one exit or flips of one switch in a drop: its counts are bytes
 
 
@@ -174,14 +175,21 @@ class Observation:
 
 class Prediction:
     """A drop as if ``faults`` were present: what the board does
-    (``outcome``) and, worked out when first asked, what its sensors report."""
+    (``outcome``) and, worked out when first asked, what its sensors report.
 
-    __slots__ = ("outcome", "faults", "_entries", "_observed")
+    ``Prediction(outcome, observed, faults, entries)`` holds an outcome made
+    elsewhere; ``predict`` makes one that is its own outcome (``_Predicted``):
+    as-if predictions are made in loops, and a second object per call cost
+    more than reading ``outcome`` through a property."""
 
-    def __init__(self, outcome: Outcome, observed: Observation | None = None, faults=(), entries=None):
-        self.outcome, self.faults, self._entries = outcome, tuple(faults), entries
+    __slots__ = ()
+
+    def __new__(cls, outcome: Outcome, observed: Observation | None = None, faults=(), entries=None):
+        p = _new(_Given)
+        p.outcome, p.faults, p._entries = outcome, tuple(faults), entries
         if observed is not None:
-            self._observed = observed
+            p._observed = observed
+        return p
 
     @property
     def observed(self) -> Observation:
@@ -191,13 +199,30 @@ class Prediction:
             self._observed = seen = observe(self.outcome, self._entries, self.faults)
             return seen
 
+    def __repr__(self) -> str:
+        return f"Prediction(outcome={Outcome.__repr__(self.outcome)}, faults={self.faults!r})"
 
-class _Predicted(Prediction):
-    """A prediction as ``predict`` makes it, slot by slot, with no constructor
-    to run (a call the benchmarks and lessons make in loops)."""
 
-    __slots__ = ()
-    __init__ = object.__init__
+class _Given(Prediction):
+    """A prediction of an outcome given to it (``Prediction(...)``, or
+    ``predict``'s when the drop fell back to the plain cascade)."""
+
+    __slots__ = ("outcome", "faults", "_entries", "_observed")
+    __new__ = object.__new__  # copied or pickled as any slotted object (Prediction's takes the outcome)
+
+
+class _Predicted(Outcome, Prediction):
+    """A prediction as ``predict`` makes it: the outcome's slots and the
+    prediction's in one object, made by its type's own call (no constructor)
+    and filled slot by slot; ``outcome`` is the object itself."""
+
+    __slots__ = ("faults", "_entries", "_observed")
+    __new__ = object.__new__  # not Prediction's: the type's call stays the C one
+    __repr__ = Prediction.__repr__
+
+    @property
+    def outcome(self) -> Outcome:
+        return self
 
 
 def _fault_fast(geometry, faults: tuple) -> tuple:
@@ -243,20 +268,21 @@ def predict(state: BoardState, entries, faults=()) -> Prediction:
                 if more is not None:
                     q.append(more)
     except IndexError:
-        o = _fallback(t, state, entries, False)
-    else:
-        o = Outcome()
-        b = o.board = _Made()
-        b.geometry = g
-        sw = w if head is None else w[head]
-        b.codes = sw.translate(code_of)
-        o.flip_counts = sw.translate(flips_of)
-        o.exit_counts = bytes(w[exits_from]) if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs)).translate(HEX_DIGIT)
-        o._w = w
-        o._t = t
-        o._q = q
-    p = _Predicted()
-    p.outcome = o
+        p = _new(_Given)
+        p.outcome = _fallback(t, state, entries, False)
+        p.faults = faults
+        p._entries = entries
+        return p
+    p = _Predicted()  # its own outcome: filled as drop() fills an Outcome
+    b = p.board = _Made()
+    b.geometry = g
+    sw = w if head is None else w[head]
+    b.codes = sw.translate(code_of)
+    p.flip_counts = sw.translate(flips_of)
+    p.exit_counts = bytes(w[exits_from]) if exit_pairs is None else hexlify(w[exits_from].translate(exit_pairs)).translate(HEX_DIGIT)
+    p._w = w
+    p._t = t
+    p._q = q
     p.faults = faults
     p._entries = entries
     return p
