@@ -36,3 +36,13 @@ def test_a_coin_the_undo_takes_away_or_adds_keeps_its_plain_words():
     steps = restore_steps(target, halls, (before, target))
     assert [x.text for x in steps] == ["Take coin off R3S4", "Flip R3S4 to L", "Put a coin on R5S1"]
     assert not any(x.back for x in steps)
+
+
+def test_the_coin_back_step_stays_once_its_rocker_is_over():
+    """The steps are worked out again at every hall reading: once R3S4 was
+    over, "Coin back on R3S4" vanished with the coin still in a hand."""
+    target = BoardState.parse("LLLLLLLL/LLLLLLL/LLLlLLLL/LLLLLLL/LLLLLLLL")
+    before = BoardState.parse("LLLLLLLL/LLLLLLL/LLLrLLLL/LLLLLLL/LLLLLLLL")
+    halls = {s: "L" for s in range(G.switch_count)}  # R3S4 pushed over to L now
+    steps = restore_steps(target, halls, (before, target))
+    assert steps == [HandStep(Hand.COIN_ON, G.index("R3S4"))] and steps[0].text == "Coin back on R3S4"

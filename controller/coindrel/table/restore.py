@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from ..engine import COIN, HOLE, BoardState
+from ..engine import COIN, HOLE, PAD_R, BoardState
 
 
 class Hand(Enum):
@@ -79,7 +79,11 @@ def restore_steps(target: BoardState, halls: dict[int, str], coins: tuple[BoardS
         for s, (a, b) in enumerate(zip(before.codes, after.codes)):
             if a == HOLE or s in lifted:
                 continue
-            if b & COIN and not a & COIN:
+            if a & COIN and b & COIN and (a ^ b) & PAD_R and halls.get(s) == "LR"[b & PAD_R]:
+                # its rocker is over now, so its coin was lifted (or tipped out): the step that puts it
+                # back stays listed (it vanished with the flip, the coin still in a hand)
+                on.append(HandStep.on(g, Hand.COIN_ON, s, back=True))
+            elif b & COIN and not a & COIN:
                 on.append(HandStep.on(g, Hand.COIN_ON, s))
             elif a & COIN and not b & COIN:
                 off.append(HandStep.on(g, Hand.COIN_OFF, s))
