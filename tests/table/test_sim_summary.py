@@ -186,5 +186,7 @@ def test_a_one_off_the_mismatch_named_is_in_the_summary(tmp_path):
     result = result_json(rig.table, asyncio.run(rig.run()), 0.0)
     assert any("R2S3" in m["said"] for m in result["mismatch_drops"]), result["mismatch_drops"]
     assert ("coin_added", "R2S3") in [(f["fault"], f["where"]) for f in result["incidents"]]
-    last = summary_lines(result)[-1]
-    assert last.startswith("Faults named: ") and "coin_added at R2S3" in last and "none" not in last
+    lines = summary_lines(result)
+    assert "Named once, no fault of the board: coin_added at R2S3" in lines, lines
+    assert lines.index("Named once, no fault of the board: coin_added at R2S3") == 1 + next(
+        i for i, line in enumerate(lines) if line.startswith("Faults named: "))

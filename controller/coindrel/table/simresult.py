@@ -149,8 +149,10 @@ def summary_lines(result: dict) -> list[str]:
     for a in others[:8]:
         lines.append(f"  {a['title']}: {a['said']}")
     named = [f"{f['fault']} at {f['where']} ({f['confidence']:.0%})" for f in result["faults"]]
-    named += [f"once: {f['fault']} at {f['where']}" for f in result.get("incidents", ())]
     lines.append("Faults named: " + ("; ".join(named) if named else "none"))
+    once = [f"{f['fault']} at {f['where']}" for f in result.get("incidents", ())]
+    if once:  # what a mismatch named that is no part of the board (a hand, a coin put on)
+        lines.append("Named once, no fault of the board: " + "; ".join(once))
     for e in result["errors"]:
         lines.append(f"ERROR: {e}")
     return lines
