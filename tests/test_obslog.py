@@ -4,6 +4,10 @@ without the warning every other bad line gets)."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from coindrel.cli import main
 from coindrel.obslog import read_log
 
@@ -52,3 +56,45 @@ def test_an_absurd_time_or_count_is_one_skipped_line_not_hundreds_of_warnings():
     assert log.problems[1].startswith("line 3: null, not an object")
     assert "line 4: status event: count 'x' is not a whole number" in log.problems[2]
     assert "line 5: status event: count inf is not a whole number" in log.problems[3]
+
+
+def _virtual_log(tmp_path):
+    f = tmp_path / "obs.jsonl"
+    assert main(["virtual-board", "--drops", "1,2,3,4,5,6,7,8,1,2,3,4,5,6,7,8", "--seed", "3", "--log", str(f)]) == 0
+    return f.read_text().splitlines()
+
+
+def _reconciled(tmp_path, lines, capsys):
+    f = tmp_path / "edited.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["reconcile", str(f)]) == 0
+    out, err = capsys.readouterr()
+    return [json.loads(line)["verdict"] for line in out.splitlines()], err.splitlines()
+
+
+@pytest.mark.parametrize("jump", [+300.0, -20.0])
+def test_one_line_out_of_time_order_is_named_once_and_the_rest_judged(tmp_path, capsys, jump):
+    """Found by a newcomer: one line whose time jumped gave about 40 warnings,
+    each naming a good line after it, and the drops around it mismatched."""
+    lines = _virtual_log(tmp_path)
+    capsys.readouterr()
+    verdicts, err = _reconciled(tmp_path, lines, capsys)
+    assert err == [] and set(verdicts) == {"ok"}
+    n = len(lines) * 2 // 3  # a switch or beam line in the middle of the log
+    d = json.loads(lines[n - 1])
+    d["t"] = max(0.0, d["t"] + jump)
+    lines[n - 1] = json.dumps(d)
+    edited, err = _reconciled(tmp_path, lines, capsys)
+    assert len(err) == 1, err
+    assert f"line {n}: time {d['t']:g} is out of step with the lines around it" in err[0]
+    assert "read at its place in the file" in err[0] and "correct its t" in err[0]
+    assert edited == verdicts
+
+
+def test_many_lines_out_of_step_are_counted_after_the_first_ten():
+    lines = [HEADER] + [f'{{"t": {100 - k}, "kind": "entry", "entry": 4}}' for k in range(30)]
+    log = read_log(lines)
+    assert len(log.events) == 30 and len(log.problems) == 11
+    assert log.problems[-1].startswith("19 more lines out of step") and "sort its events by t" in log.problems[-1]
+    assert [e.t for e in log.events] == sorted(e.t for e in log.events)

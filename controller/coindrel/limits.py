@@ -125,7 +125,8 @@ def why_unwritable(path: str | Path, error: OSError) -> str:
         return f"{made}, where nothing can be stored"
     code = error.errno
     if code == errno.EROFS:
-        return f"the file system of {p} is read-only"
+        fs = file_system_of(p)
+        return f"{p} is on the read-only file system mounted at {fs[1]}" if fs else f"{p} is on a read-only file system"
     if code in (errno.EACCES, errno.EPERM):
         try:
             import getpass
@@ -139,3 +140,17 @@ def why_unwritable(path: str | Path, error: OSError) -> str:
     if code == errno.ENOENT and error.filename and Path(error.filename).parent.is_dir():
         return f"the file system of {p} does not let anyone create {error.filename} (not a place for files)"
     return f"{error.filename or p}: {error.strerror or error}"
+
+
+def unwritable_advice(path: str | Path, error: OSError, choose: str) -> str:
+    """What to do about a folder coindrel may not write in: ``choose`` says
+    how to give another one ("give --state-dir", "set state_dir to"). A
+    read-only file system is not a matter of a user's rights: "a folder the
+    user may write" sent a newcomer to chmod a folder on a read-only disk."""
+    if error.errno == errno.EROFS:
+        fs = file_system_of(path)
+        where = fs[1] if fs else "that file system"
+        return (f"{choose} a folder on a disk mounted read-write, or make {where} writable (sudo mount -o "
+                f"remount,rw {where}; a Raspberry Pi with the overlay file system on keeps nothing across a "
+                "reboot: turn it off in raspi-config, Performance Options)")
+    return f"{choose} a folder on a disk that the user coindrel runs as may write, e.g. /var/lib/coindrel"

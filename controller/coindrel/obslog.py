@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from bisect import bisect_right
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Iterable
 
@@ -77,7 +78,7 @@ def read_log(source: str | Path | Iterable[str]) -> ObservationLog:
     notes: list[dict] = []
     problems: list[str] = []
     switches = None
-    last_t = -1.0
+    numbers: list[int] = []  # each event's line
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -108,14 +109,74 @@ def read_log(source: str | Path | Iterable[str]) -> ObservationLog:
         except EventError as e:
             problems.append(f"line {n}: {e}; skipped")
             continue
-        if ev.t < last_t:
-            problems.append(f"line {n}: time {ev.t} is before the previous event's {last_t}; kept in time order")
-        last_t = max(last_t, ev.t)
         events.append(ev)
+        numbers.append(n)
     if header is None:
         raise EngineError("the log is empty; it needs a header line")
-    events.sort(key=lambda e: e.t)  # stable: equal times keep their order
+    problems += _out_of_step(events, numbers)
     return ObservationLog(header, events, notes, problems)
+
+
+MAX_NAMED = 10  # out-of-step lines named one by one; more are counted
+
+
+def _out_of_step(events: list[SourceEvent], numbers: list[int]) -> list[str]:
+    """Find the lines whose time is out of step with the lines around them,
+    and read each at its place in the file (events changed in place).
+
+    The log is written in time order, so a line whose time jumped (a
+    corrupted or hand-edited t) is the odd one out: judging every later line
+    against it ("before the previous event's ...") named forty good lines and
+    sorted the bad one into another drop. The lines kept as they are are the
+    longest run of times that never goes back; the others take the time of
+    the line before them."""
+    times = [ev.t for ev in events]
+    if all(a <= b for a, b in zip(times, times[1:])):
+        return []
+    in_step = _longest_in_order(times)
+    after_of: list[float | None] = [None] * len(times)  # the next in-step line's time
+    nxt = None
+    for i in range(len(times) - 1, -1, -1):
+        after_of[i] = nxt
+        if i in in_step:
+            nxt = times[i]
+    problems: list[str] = []
+    before = 0.0  # the last in-step line's time
+    for i in range(len(events)):
+        if i in in_step:
+            before = times[i]
+            continue
+        after = after_of[i]
+        if len(problems) < MAX_NAMED:
+            around = f"{before:g} s before it" + (f" and {after:g} s after it" if after is not None else "")
+            problems.append(f"line {numbers[i]}: time {times[i]:g} is out of step with the lines around it ({around}); "
+                            f"read at its place in the file, at {before:g} s; correct its t if the line is wrong")
+        events[i] = replace(events[i], t=before)
+    hidden = len(events) - len(in_step) - MAX_NAMED
+    if hidden > 0:
+        problems.append(f"{hidden} more lines out of step, each read at its place in the file; if the log was put "
+                        "together from pieces, sort its events by t (or reconcile each piece on its own)")
+    return problems
+
+
+def _longest_in_order(times: list[float]) -> set[int]:
+    """Indexes of a longest subsequence of ``times`` that never decreases."""
+    tails: list[float] = []  # the smallest last time of a run of each length
+    ends: list[int] = []  # that run's last index
+    back = [-1] * len(times)
+    for i, t in enumerate(times):
+        k = bisect_right(tails, t)
+        back[i] = ends[k - 1] if k else -1
+        if k == len(tails):
+            tails.append(t)
+            ends.append(i)
+        else:
+            tails[k], ends[k] = t, i
+    keep, i = set(), ends[-1] if ends else -1
+    while i >= 0:
+        keep.add(i)
+        i = back[i]
+    return keep
 
 
 def _unknown(kind) -> str:

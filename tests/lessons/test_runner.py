@@ -248,3 +248,20 @@ def test_a_switch_taken_out_where_the_step_does_not_look_is_a_hole_in_the_belief
     assert t.prompt.phase == DROP
     p = t.drop(7)  # entry 8 runs down the right edge to R5S8, now a hole
     assert p.matched is True and any("fell in a hole" in line for line in p.lines)
+
+
+def test_a_coin_dropped_before_the_set_up_is_done_is_said_and_the_set_up_stays():
+    """Found by a newcomer on "Knock coins loose": the coins screen ("Coins
+    only on: R1S4") was still up after the drop it is meant to precede, with
+    nothing saying the coin came too early."""
+    t = Table(load_lesson("knock-coins-loose"))
+    p = t.prompt
+    assert p.phase == COINS and "Coins only on:" in p.lines
+    p = t.drop(3)  # as the step will ask, but before the coins are set
+    assert p.phase == COINS and p.lines[0].startswith("Too soon: set up")
+    assert "set up first, then drop." in " ".join(p.lines) and "Coins only on:" in p.lines
+    assert all(len(line) <= 21 for line in p.lines)
+    t.set_coins(t.runner.step.coins)
+    t.runner.press(SELECT)
+    p = t.prompt
+    assert p.phase == DROP and p.lines == t.lesson.steps[0].text  # the note is gone with the set-up

@@ -356,3 +356,26 @@ def test_a_lone_drop_nothing_explains_scores_the_exits_its_beams_saw(monkeypatch
     (r,) = rec.poll(30.0)
     assert r.verdict == "mismatch" and r.diagnosis[0].fault.name == "unexplained"
     assert tuple(r.scored_exits) == (8, 9)
+
+
+def test_a_new_match_keeps_the_likeliest_explanation_s_faults_and_lets_the_others_go():
+    """What the README says is kept from an earlier match (a newcomer saw a
+    low-confidence fault vanish at the next one): the faults of the most
+    likely explanation, held from then on; a fault only a less likely
+    explanation had is let go until the board shows it again."""
+    import math
+
+    from coindrel.engine import BoardState, SwitchStuck, standard_geometry
+    from coindrel.reconcile.reconciler import Reconciler
+    from coindrel.reconcile.world import World
+
+    g = standard_geometry()
+    board = BoardState.parse("LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL")
+    rec = Reconciler(g, board)
+    likely, unlikely = SwitchStuck("R3S2"), SwitchStuck("R4S5")
+    rec.worlds = [World(g, board.codes, {likely}, 0.0), World(g, board.codes, {unlikely}, math.log(0.4))]
+    before = {f["where"]: f["confidence"] for f in rec.health().faults}
+    assert before == {"R3S2": 0.71, "R4S5": 0.29}
+    rec.reset(board)  # the table's new match
+    after = {f["where"]: f["confidence"] for f in rec.health().faults}
+    assert after == {"R3S2": 1.0}

@@ -111,3 +111,19 @@ def test_ctl_status_during_a_lesson_says_what_the_panel_says(tmp_path):
     assert st["lesson"]["lines"] == list(flow.runner.prompt.lines) and st["lesson"]["lesson"]
     text = human(st)
     assert f"Lesson {st['lesson']['lesson']}" in text and "ctl press hold: replay the step" in text
+
+
+def test_the_lesson_screen_points_at_the_entry_only_once_the_set_up_is_done(tmp_path):
+    """Found by a newcomer: the diagram pointed at entry 4 on the coins screen,
+    read as "drop now", and the set-up came after the drop."""
+    rig = _first_lesson(tmp_path)
+    flow = rig.table.flow
+    runner = flow.runner
+    for label, side in runner.prompt.switches:
+        rig.board.set_by_hand(label, side)
+    assert run_until(rig, lambda: runner.prompt.phase == "coins", 5.0), runner.prompt.lines
+    assert flow.view(rig.t).entry is None
+    rig.table.handle_action("next")  # the knob scrolls the coins screen's words
+    rig.table.handle_action("select")  # the coins are on
+    assert runner.prompt.phase == "drop" and flow.view(rig.t).entry == runner.step.entry
+    assert flow.scroll == 0, "the instruction is read from its first line"

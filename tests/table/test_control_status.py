@@ -262,3 +262,36 @@ def test_status_says_the_seconds_left_on_the_turn_clock_beside_its_setting():
     later = control.status_of(table)
     assert first["clock"] == later["clock"] == 30.0
     assert first["clock_left"] is not None and later["clock_left"] == first["clock_left"] - 10.0
+
+
+def test_a_press_prints_the_words_on_the_notice_s_page_as_the_status_does(capsys):
+    """Found by a newcomer: `coindrel ctl press right` on a mismatch printed
+    only "page 2 of 7"; the text status and the JSON must say the same."""
+    from coindrel.commands import ctl
+    from coindrel.display.render import panel
+    from coindrel.display.screens_notice import text_pages
+
+    from .flowkit import make_flow, report_for, started
+
+    flow = make_flow(clock="off")
+    m = started(flow)
+    findings = [type("F", (), {"say": f"Reason {k}: R{k}S1 did not flip when a coin passed its lever."})()
+                for k in range(1, 6)]
+    flow.on_entry(3, 1.0)
+    flow.on_report(report_for(m, 3, 1, verdict="mismatch", seen=(), diagnosis=findings), 1.5)
+    table = type("T", (), {"flow": flow, "now": staticmethod(lambda: 2.0), "journal": None, "reconciler": None,
+                           "reports": 0, "handle_action": staticmethod(lambda action: flow.on_action(action, 2.0))})()
+    answer = control.handle(table, {"cmd": "press", "button": "right"})
+    a = answer["status"]["asking"]
+    pages = text_pages(flow.diagnosis, panel(tuple(flow.panel_size)))
+    assert a["page"] == 2 and a["pages"] > 2 and a["page_text"] == " ".join(pages[1])
+    assert a["facts"], "the panel's first words (the exits) are in the status too"
+    text = ctl.human(json.loads(json.dumps(answer["status"], default=str)))
+    assert f"  page 2 of {a['pages']}" in text and f"on the panel now: {a['page_text']}" in text
+    for x in (*a["facts"], *a["findings"]):
+        assert x in text
+    while control.asking(flow)["page"] < a["pages"]:
+        control.handle(table, {"cmd": "press", "button": "right"})
+    last = control.asking(flow)
+    assert last["page_text"] == "answers: " + ", ".join(
+        f"[{o}]" if o == last["marked"] else o for o in last["answers"])

@@ -174,3 +174,19 @@ def test_a_sim_with_the_tables_own_opponent_repeats_from_its_seed(tmp_path):
         return r["totals"], r["drops"]
 
     assert one(1) == one(2)
+
+
+def test_a_one_off_the_mismatch_named_is_in_the_summary(tmp_path):
+    """Found by a newcomer: a mismatch said a coin was put on R2S3 by hand and
+    the summary ended "Faults named: none" (it read only the faults the board
+    keeps, not the one-off events a drop was explained by)."""
+    opts = SimOptions(display="none", clock="turbo", reveal_seconds=0.5, think=0.2, pause=0.3,
+                      faults=("coin_added@R2S3,t=20",))
+    rig = FastRig(opts, [], state_dir=str(tmp_path), store_options=FAST)
+    result = result_json(rig.table, asyncio.run(rig.run()), 0.0)
+    assert any("R2S3" in m["said"] for m in result["mismatch_drops"]), result["mismatch_drops"]
+    assert ("coin_added", "R2S3") in [(f["fault"], f["where"]) for f in result["incidents"]]
+    lines = summary_lines(result)
+    assert "Named once, no fault of the board: coin_added at R2S3" in lines, lines
+    assert lines.index("Named once, no fault of the board: coin_added at R2S3") == 1 + next(
+        i for i, line in enumerate(lines) if line.startswith("Faults named: "))

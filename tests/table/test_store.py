@@ -195,3 +195,40 @@ def test_a_good_timing_file_stays_where_it_is(tmp_path):
     with MatchStore(tmp_path) as store:
         assert store.recover().messages == []
     assert (tmp_path / "board-timing.json").read_bytes() == good
+
+
+def _read_only(monkeypatch, mount):
+    """A state directory on a read-only file system (mounted at ``mount``):
+    every folder or file made there fails as the kernel says, EROFS."""
+    import errno
+
+    from coindrel import limits
+
+    def refuse(path, *args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system", str(path))
+
+    monkeypatch.setattr(os, "mkdir", refuse)
+    monkeypatch.setattr(limits, "file_system_of", lambda path: ("ext4", str(mount)))
+
+
+def test_a_state_directory_on_a_read_only_disk_says_which_disk_and_what_to_do(tmp_path, monkeypatch):
+    """Found by a newcomer: "the file system of /srv/ro/state is read-only;
+    give a folder ... that the user coindrel runs as may write": no user's
+    rights help there, and `coindrel run` has no --state-dir to give."""
+    from coindrel.config import ConfigError
+    from coindrel.table.sections import check_state_dir
+
+    _read_only(monkeypatch, tmp_path)
+    state = tmp_path / "state"
+    with pytest.raises(StoreError) as e:
+        MatchStore(state, choose="set [storage] state_dir in /etc/coindrel/coindrel.toml to").open()
+    said = str(e.value)
+    assert f"{state} is on the read-only file system mounted at {tmp_path}" in said
+    assert "set [storage] state_dir in /etc/coindrel/coindrel.toml to a folder on a disk mounted read-write" in said
+    assert f"sudo mount -o remount,rw {tmp_path}" in said and "may write" not in said
+    with pytest.raises(StoreError) as e:
+        MatchStore(state, choose="give --state-dir").open()
+    assert "give --state-dir a folder on a disk mounted read-write" in str(e.value)
+    with pytest.raises(ConfigError) as e:
+        check_state_dir(state, "coindrel.toml: [storage] state_dir")
+    assert "read-only file system mounted at" in str(e.value) and "sudo install" not in str(e.value)

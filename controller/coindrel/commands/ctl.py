@@ -125,6 +125,8 @@ def human(st: dict) -> str:
         if a.get("pages"):
             marked = f"; select now chooses \"{a['marked']}\"" if a.get("marked") else ""
             lines.append(f"  page {a.get('page')} of {a['pages']}{marked}")
+            if a.get("page_text"):
+                lines.append(f"  on the panel now: {a['page_text']}")
         lines.append(f"  {a.get('answer')}")
     lesson = st.get("lesson")
     if lesson:

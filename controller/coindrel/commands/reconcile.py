@@ -12,8 +12,8 @@ DESCRIPTION = (
     "observed, the verdict (ok or mismatch), the ranked diagnosis and the board as believed afterwards. "
     'Events that belong to no drop get a line with "drop": null. On a match\'s export (coindrel history '
     '--events) each line also says the match\'s own drop number ("match_drop"; null: no drop of the match). Lines of the log that cannot be read '
-    "(or are of a kind it does not know) are reported on standard error with their line numbers and skipped. "
-    "--out must not be the log itself."
+    "(or are of a kind it does not know) are reported on standard error with their line numbers and skipped; a line whose time is out of step "
+    "with the lines around it is named once and read at its place in the file. --out must not be the log itself."
 )
 
 

@@ -162,7 +162,7 @@ class LessonRunner:
         elif phase == COINS:
             self.coins = frozenset(self.step.coins)
             self.touched = True
-            self.phase = DROP
+            self.phase, self._note = DROP, []
         elif phase in (DROP, FALLING) and not self.beams:
             if phase == DROP:  # nothing moved: the coin rests on a top pad (or no hall sees it)
                 self._begin_drop(0.0)
@@ -221,6 +221,9 @@ class LessonRunner:
             self._begin_drop(ev.t)
         if self.phase != FALLING:
             self.coins = None  # a coin fell outside a step's drop: resting coins may have moved
+            if self.phase in (SWITCHES, COINS) and entry is not None:
+                # a newcomer dropped as the diagram pointed, the coins screen still up: say why it is still up
+                self._note = wrap("Too soon: set up first, then drop.")
             return
         if entry is not None:
             self._drop["entries"].append(entry)
@@ -379,7 +382,7 @@ class LessonRunner:
                     lines += ["Put a coin on:" if len(put) == 1 else "Put coins on:"] + wrap(" ".join(put))
                 if off:
                     lines += ["Take the coin off:" if len(off) == 1 else "Take coins off:"] + wrap(" ".join(off))
-            lines.append("Then press select.")
+            lines = self._note + lines + ["Then press select."]
             return Prompt(switches=(), coins=tuple(put), remove=tuple(off), lines=tuple(lines), board=step.state, **common)
         if self.phase in (DROP, FALLING):
             lines = list(step.text)

@@ -165,6 +165,11 @@ def asking(flow) -> dict | None:
     if flow.mode != "mismatch" or d is None:
         return None
     findings, facts = list(getattr(d, "findings", ()) or ()), list(getattr(d, "facts", ()) or ())
+    if not facts:  # the panel states the exits itself then (notices.paragraphs): so does the status
+        from ..display.notices import exit_fact
+
+        fact = exit_fact(getattr(d, "expected", None), getattr(d, "observed", None))
+        facts = [fact] if fact else []
     options = list(getattr(d, "options", ()) or ())
     out = {"screen": str(flow.mode), "drop": getattr(d, "drop", None), "title": getattr(d, "title", ""),
            "board_mismatch": bool(findings), "findings": findings, "facts": facts, "answers": options,
@@ -176,10 +181,24 @@ def asking(flow) -> dict | None:
         page = min(getattr(d, "page", 0), n - 1)
         on_answers = len(options) <= 1 or page == n - 1
         out.update(page=page + 1, pages=n,
-                   marked=options[getattr(d, "selected", 0)] if on_answers and options else None)
+                   marked=options[getattr(d, "selected", 0)] if on_answers and options else None,
+                   page_text=_page_text(d, page, flow.panel_size))
     except (AttributeError, IndexError, TypeError, ValueError):
         pass  # a screen of another shape: the answers above still say what to press
     return out
+
+
+def _page_text(d, page: int, size) -> str:
+    """The words on the notice's page now, as the panel shows them (a press
+    of right at ``ctl`` printed only "page 2 of 7"): its lines joined, or the
+    answers with the marked one in brackets on the page of choices."""
+    from ..display.render import panel
+    from ..display.screens_notice import text_pages
+
+    texts = text_pages(d, panel(tuple(size)))
+    if page < len(texts):
+        return " ".join(texts[page])
+    return "answers: " + ", ".join(f"[{o}]" if i == d.selected else o for i, o in enumerate(d.options))
 
 
 _BACK_OUT = ("names", "rules", "history", "lessons", "lesson", "club-request")

@@ -208,7 +208,7 @@ class FastRig:
 
     def _build(self) -> None:
         opts = self.opts
-        self.store = MatchStore(self.state_dir, **self.store_options).open()
+        self.store = MatchStore(self.state_dir, **{"choose": "give --state-dir", **self.store_options}).open()
         choices = Choices(clock=opts.clock, variants=opts.variants, players=opts.names, opponent=opts.opponent)
         if getattr(self, "match_seeds", None) is None:  # one sequence for the run, restarts included
             self.match_seeds = match_seeds(opts.seed)

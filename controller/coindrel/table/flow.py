@@ -218,7 +218,10 @@ class TableFlow(Starting, DropInputs, MatchActions):
             if self.mode is Mode.RESTORE:
                 self.restore = restore_steps(self.match.board, self.halls, self.restore_coins)
         if self.runner is not None and self.mode is Mode.LESSON:
+            was = (self.runner.phase, self.runner.index)
             self.runner.event(ev)
+            if (self.runner.phase, self.runner.index) != was:
+                self.scroll = 0  # a new lesson screen is read from its top
         if isinstance(ev, EntryEvent):
             self.entry_t = ev.t
             self.on_entry(ev.entry, now)

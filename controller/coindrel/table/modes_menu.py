@@ -130,6 +130,7 @@ class Lesson(Screen):
         said = {SELECT: "select", BACK: "back", HOLD_SELECT: "replay"}.get(press)
         if said is not None:
             flow.runner.press(said)
+            flow.scroll = 0  # the next screen (or this one again) is read from its top
         elif press in (NEXT, PREV):
             flow.scroll = max(0, flow.scroll + (1 if press == NEXT else -1))
         if flow.runner.finished:
@@ -145,7 +146,10 @@ class Lesson(Screen):
         p = flow.runner.prompt
         return LessonView(
             title=p.title or p.lesson, step=max(1, p.step or p.steps), steps=max(1, p.steps), text="\n".join(p.lines),
-            board=p.board.text(), highlight=tuple(label for label, _ in p.switches), entry=p.entry,
+            # the entry is pointed at once the set-up is done: a pointer on the set-up screens read as
+            # "drop now", and the coin went in before the coins screen was done with
+            board=p.board.text(), highlight=tuple(label for label, _ in p.switches),
+            entry=None if p.phase in ("switches", "coins") else p.entry,
             exits=tuple(sorted(set(p.outcome.exits))) if p.outcome is not None else (), scroll=flow.scroll,
         )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from ..engine import COIN, HOLE, BoardState
+from ..engine import COIN, HOLE, PAD_R, BoardState
 
 
 class Hand(Enum):
@@ -27,10 +27,13 @@ class HandStep:
     switch: int = -1  # the switch's number (none for CLEAR_PADS)
     side: str = ""  # "L" or "R" for FLIP and PUT_BACK
     label: str = field(default="", compare=False)  # the switch as people read it: only ``text`` uses it
+    # a coin lifted off so its rocker can flip, then put back: one coin, so the words say so
+    # (a newcomer read "Take coin off R3S4" and "Coin on R3S4" as two orders that undo each other)
+    back: bool = field(default=False, compare=False)
 
     @classmethod
-    def on(cls, geometry, hand: Hand, switch: int, side: str = "") -> "HandStep":
-        return cls(hand, switch, side, geometry.labels[switch])
+    def on(cls, geometry, hand: Hand, switch: int, side: str = "", back: bool = False) -> "HandStep":
+        return cls(hand, switch, side, geometry.labels[switch], back)
 
     @property
     def text(self) -> str:
@@ -38,9 +41,10 @@ class HandStep:
         if h is Hand.FLIP:
             return f"Flip {s} to {self.side}"
         if h is Hand.COIN_ON:
-            return f"Coin on {s}"
+            # short enough that "3/3 Coin back on R3S4" is one line of the 128x64 panel
+            return f"Coin back on {s}" if self.back else f"Put a coin on {s}"
         if h is Hand.COIN_OFF:
-            return f"Take coin off {s}"
+            return f"Lift coin off {s}" if self.back else f"Take coin off {s}"
         if h is Hand.TAKE_OUT:
             return f"Take out {s}"
         if h is Hand.CLEAR_PADS:
@@ -65,16 +69,21 @@ def restore_steps(target: BoardState, halls: dict[int, str], coins: tuple[BoardS
             flips.append(HandStep.on(g, Hand.FLIP, s, want))
             holding = before is not None and before.codes[s] != HOLE and before.codes[s] & COIN
             if holding:  # lift it off, flip, and put it back if the board before the drop had it
-                off.append(HandStep.on(g, Hand.COIN_OFF, s))
-                if code & COIN:
-                    on.append(HandStep.on(g, Hand.COIN_ON, s))
+                back = bool(code & COIN)
+                off.append(HandStep.on(g, Hand.COIN_OFF, s, back=back))
+                if back:
+                    on.append(HandStep.on(g, Hand.COIN_ON, s, back=True))
     if coins is not None:
         after = coins[1]
         lifted = {step.switch for step in off}
         for s, (a, b) in enumerate(zip(before.codes, after.codes)):
             if a == HOLE or s in lifted:
                 continue
-            if b & COIN and not a & COIN:
+            if a & COIN and b & COIN and (a ^ b) & PAD_R and halls.get(s) == "LR"[b & PAD_R]:
+                # its rocker is over now, so its coin was lifted (or tipped out): the step that puts it
+                # back stays listed (it vanished with the flip, the coin still in a hand)
+                on.append(HandStep.on(g, Hand.COIN_ON, s, back=True))
+            elif b & COIN and not a & COIN:
                 on.append(HandStep.on(g, Hand.COIN_ON, s))
             elif a & COIN and not b & COIN:
                 off.append(HandStep.on(g, Hand.COIN_OFF, s))

@@ -7,6 +7,7 @@ every error names the file, the key and what to write instead.
 
 from __future__ import annotations
 
+import errno
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -195,6 +196,11 @@ def check_state_dir(path: Path, where: str) -> None:
         from ..limits import made_up, why_unwritable
 
         who = f"the user coindrel runs as ({_user()})"
+        if e.errno == errno.EROFS:  # no user's rights can help: another folder, or the disk remounted
+            from ..limits import unwritable_advice
+
+            raise ConfigError(f"{where}: cannot use {path}: {why_unwritable(path, e)}; "
+                              f"{unwritable_advice(path, e, 'set state_dir to')}") from None
         if made_up(path):
             raise ConfigError(f"{where}: cannot use {path}: {why_unwritable(path, e)}; set state_dir to a folder "
                               "on a disk, e.g. /var/lib/coindrel") from None

@@ -47,7 +47,8 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
     outputs = build_outputs(outputs_cfg) if outputs_cfg is not None else None
     actions: asyncio.Queue = asyncio.Queue()
     inputs = build_inputs(inputs_cfg, queue_sink(loop, actions)) if inputs_cfg is not None else None
-    store = MatchStore(settings.storage.state_dir, keep_matches=settings.storage.keep_matches).open()
+    store = MatchStore(settings.storage.state_dir, keep_matches=settings.storage.keep_matches,
+                       choose=f"set [storage] state_dir in {settings.source} to").open()
     table = Table(board.geometry, choices_from(settings), source=source, display=display, outputs=outputs,
                   store=store, notifier=notifier)
     table.diagnosis_in = board.diagnosis

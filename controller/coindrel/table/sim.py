@@ -210,7 +210,7 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
         seeds = match_seeds(opts.seed)
         while not done.is_set():
             # One life of the table process: a script's restart ends it without clean-up.
-            store = MatchStore(state_dir).open()
+            store = MatchStore(state_dir, choose="give --state-dir").open()
             table = Table(g, choices, source=make_source("hub", {"url": server.url}), display=display,
                           outputs=outputs, store=store, reveal_seconds=opts.reveal_seconds, new_seed=seeds)
             table.resume(recovered(store.recover()))

@@ -82,10 +82,13 @@ def result_json(table, outcome, wall: float) -> dict:
     key = match_key(m)
     mine = [(d, said) for k, d, said in outcome.mismatches if k == key]  # the last match's, as drops is
     resumed = outcome.resumed[1] if outcome.resumed is not None and outcome.resumed[0] == key else None
-    faults = []
+    faults, incidents = [], []
     if table.reconciler is not None:
-        faults = [{"fault": f["fault"], "where": f["where"], "confidence": f["confidence"]}
-                  for f in table.reconciler.health().faults]
+        health = table.reconciler.health()
+        faults = [{"fault": f["fault"], "where": f["where"], "confidence": f["confidence"]} for f in health.faults]
+        # one-off events a mismatch named (a coin put on by hand, a rocker pushed): no fault of the board's
+        # to keep, but the summary said "Faults named: none" under the drop that named one
+        incidents = [{"fault": f["fault"], "where": f["where"], "confidence": f["confidence"]} for f in health.incidents]
     return {
         "over": bool(m is not None and m.over),
         "phase": m.phase if m is not None else table.flow.mode,
@@ -101,6 +104,7 @@ def result_json(table, outcome, wall: float) -> dict:
         "alerts": len(mine) + len(outcome.alerts),  # every alert the players saw: mismatches and the rest
         "other_alerts": [{"title": title, "said": said} for title, said in outcome.alerts],
         "faults": faults,
+        "incidents": incidents,
         "matches": [{"players": list(x.setup.players), "totals": list(x.totals), "winner": winner_name(x),
                      "over": x.over, "drops": len(x.results)} for x in outcome.matches],
         "restarts": outcome.restarts,
@@ -144,10 +148,11 @@ def summary_lines(result: dict) -> list[str]:
         lines.append(f"  drop {m['drop']}: {m['said']}")
     for a in others[:8]:
         lines.append(f"  {a['title']}: {a['said']}")
-    if result["faults"]:
-        lines.append("Faults named: " + "; ".join(f"{f['fault']} at {f['where']} ({f['confidence']:.0%})" for f in result["faults"]))
-    else:
-        lines.append("Faults named: none")
+    named = [f"{f['fault']} at {f['where']} ({f['confidence']:.0%})" for f in result["faults"]]
+    lines.append("Faults named: " + ("; ".join(named) if named else "none"))
+    once = [f"{f['fault']} at {f['where']}" for f in result.get("incidents", ())]
+    if once:  # what a mismatch named that is no part of the board (a hand, a coin put on)
+        lines.append("Named once, no fault of the board: " + "; ".join(once))
     for e in result["errors"]:
         lines.append(f"ERROR: {e}")
     return lines

@@ -82,10 +82,14 @@ class Recovery:
         return (self.last_t or 0.0) - now
 
 
+CHOOSE = "give [storage] state_dir in the configuration (coindrel sim: --state-dir)"
+
+
 class MatchStore:
     def __init__(self, state_dir: str | Path, *, keep_matches: int = 0, wall: Callable[[], float] = time.time,
-                 datasync: Callable[[int], None] = os.fdatasync):
+                 datasync: Callable[[int], None] = os.fdatasync, choose: str = CHOOSE):
         self.dir = Path(state_dir)
+        self.choose = choose  # how to give another state directory, for the messages
         self.current = self.dir / CURRENT
         self.history_dir = self.dir / HISTORY
         self.damaged_dir = self.dir / DAMAGED
@@ -110,11 +114,10 @@ class MatchStore:
                     fsync_dir(d.parent)  # a new directory is only durable once its parent is synced
             fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
         except OSError as e:
-            from ..limits import why_unwritable
+            from ..limits import unwritable_advice, why_unwritable
 
-            raise StoreError(f"cannot use the state directory {self.dir}: {why_unwritable(self.dir, e)}; give a "
-                             "folder on a disk that the user coindrel runs as may write, e.g. /var/lib/coindrel "
-                             "([storage] state_dir, or the command's --state-dir)") from None
+            raise StoreError(f"cannot use the state directory {self.dir}: {why_unwritable(self.dir, e)}; "
+                             f"{unwritable_advice(self.dir, e, self.choose)}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:
