@@ -41,6 +41,7 @@ from .handful import note_flipped_in, turns_since, with_left
 from .stray import explain_stray
 from .timing import Timing
 from .tipped import TipWatch
+from .unseen import outage_codes
 from .world import World, marginals, with_sides
 
 LIVE = math.log(1e-4)  # worlds less likely than this (relative to the best) are dropped
@@ -359,6 +360,11 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
             # the one that tells, and it says so.)
             prev = best.world
         ok = not best.shown() and self._healthy(obs, prev, best)
+        before = with_left(prev.codes, best, self.geometry) if ok else prev.codes  # with a handful's coin found resting
+        if not ok and self.unsure:
+            outage = outage_codes(best, prev.codes)
+            if outage is not None and self._healthy(obs, prev, best, with_left(outage, best, self.geometry)):
+                ok, before = True, with_left(outage, best, self.geometry)
         self.rates.count(best)
         found = self.tips.extend([self.rates.rated(f) for f in findings(ranked, prev)], self.switch_index)
         self.worlds = next_worlds(ranked, self.geometry, self.drops + 1)
@@ -369,7 +375,6 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
         order = drop_times(obs, best, self.timing.chatter_window)
         if not order:
             return [stray_report(self.physics, obs, best, found, ok, ranked, self.worlds[0].codes)]
-        before = with_left(prev.codes, best, self.geometry) if ok else prev.codes  # with a handful's coin found resting
         reports = drop_reports(self.physics, obs, best, order, found, before, ok, ranked, self.drops + 1, self.worlds[0].codes,
                                self.timing.silence, self.timing.journey, self.timing.chatter_window)
         self.drops += len(reports)
