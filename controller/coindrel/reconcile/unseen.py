@@ -58,12 +58,15 @@ def outage_codes(best, codes: bytes) -> bytes | None:
     pads nobody saw while the hub's events were lost (a coin of the outage
     resting there, or one it knocked off): no hand, no fault, so the drop is
     a healthy board's from that board, like a handful's coin found resting
-    later (handful.with_left). None when it needs anything else (a put-back's
-    asked pad is a person's step, a tipped coin a hand's). Issue 13, board5:
+    later (handful.with_left). One pad only: one coin of the outage; two or
+    more unseen changes rival a fault as well (board4: a pad that does not
+    hold, read as a coin found on it and one gone below). None when it needs
+    anything else (a put-back's asked pad is a person's step, a tipped coin
+    a hand's). Issue 13, board5:
     coins that fell during a hub reset were found on a pad 2-60 s later and
     flagged, their own words saying "not a hand, not a fault"."""
     shown = best.shown()
-    if not shown or best.derivation.new:
+    if len(shown) != 1 or best.derivation.new:
         return None
     for f in shown:
         if not (isinstance(f, (CoinAdded, CoinRemoved)) and f.unseen and not f.asked
