@@ -44,3 +44,34 @@ def test_a_fault_after_the_reset_is_still_flagged():
     assert five["verdict"] == "mismatch" and five["diagnosis"][0]["fault"] != "events_lost"
     assert five["observed"]["exits"] == [16]
     assert all(d["verdict"] == "ok" for d in drops if d["drop"] > 5)
+
+
+JUST_AFTER = CASE.with_name("drop_just_after_reset.jsonl")
+QUIET_RESTART = CASE.with_name("drop_after_a_quiet_restart.jsonl")
+
+
+def test_a_drop_begun_just_after_the_hub_is_back_is_checked_on_its_own():
+    """board5 case drop_just_after_reset: two coins into entry 8 as the hub
+    resets (their exits lost), back 1.35 s later, its snapshot lists R3S8 and
+    R4S7; 0.35 s after the resync a coin goes into entry 6 and rests on
+    R1S6. The snapshot's switch events are no falling coin's, and nothing of
+    the cut drops was heard since the hub came back, longer than a cascade is
+    ever silent here: that coin is a drop of its own (it joined the cut
+    group, `events_lost`)."""
+    drops = _drops(JUST_AFTER.read_text().splitlines())
+    cut = [d for d in drops if 50.8 < d["t"] < 51.0]
+    assert [d["entry"] for d in cut] == [8, 8]
+    assert all(d["diagnosis"][0]["fault"] == "events_lost" for d in cut)
+    nxt = next(d for d in drops if d["t"] > 52.6)
+    assert nxt["entry"] == 6 and nxt["t_end"] != cut[-1]["t_end"]
+    assert nxt["verdict"] == "ok", nxt
+    assert [d["verdict"] for d in drops if d["t"] > 52.6] == ["ok"] * 4
+
+
+def test_a_drop_after_a_restart_that_moved_nothing_is_checked():
+    """board5 case drop_after_a_quiet_restart: the hub restarts with no drop
+    open and nothing moved; 0.73 s after it is back a coin goes into entry 8,
+    every event of its cascade heard: `ok` (it was `events_lost`)."""
+    drops = _drops(QUIET_RESTART.read_text().splitlines())
+    assert [(d["entry"], d["verdict"]) for d in drops] == [(3, "ok"), (8, "ok")]
+    assert drops[1]["observed"] == {"exits": [15, 16], "flips": {"R1S8": 1, "R3S8": 1, "R5S8": 1}}

@@ -26,6 +26,8 @@ CASES = {
     "coin_removed_merged_ok": (407699195, [("coin_removed", "R5S8", 12, 1.0, {})], 15, 8.0, "believed"),
     "jam_named_exit_dead": (1047664193, [("jam", "R5S2 right outlet", 12, 1.0, {})], 34, 40.0, "believed"),
     "outage_coin_found_later": (1007, [], 111.95, 4.5, "true"),
+    "drop_just_after_reset": (1013, [], 1, 54.0, "true"),
+    "drop_after_a_quiet_restart": (1051, [], 89.1, 3.0, "true"),
 }
 
 
