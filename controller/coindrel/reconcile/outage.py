@@ -39,6 +39,7 @@ class LinkOutage:
     # snapshot came (the changes it lists are no coin's live events).
     _back_at: float | None = None
     _snap_at: float | None = None
+    _snap_lost: int = 0  # of the group's ``lost``, the changes the restarted hub's snapshot listed
 
     def _status(self, ev: StatusEvent) -> None:
         """A source's status event, in time order."""
@@ -87,6 +88,7 @@ class LinkOutage:
             group.lost += max(1, ev.count)
             if self._restarted and self._back_at is not None:
                 self._snap_at = ev.t  # the snapshot's switch events follow at this time
+                self._snap_lost += max(1, ev.count)
 
     def _deadline(self) -> float:
         return max(self._group.deadline(self.timing), self._hold, self._settling())
@@ -137,10 +139,18 @@ class LinkOutage:
         down, restarted = self._down is not None and not self._back, self._restarted
         self._down, self._back, self._restarted, self._hold = None, False, False, -math.inf
         self._back_at = self._snap_at = None
+        snap, self._snap_lost = self._snap_lost, 0
         if down:
             return 1
-        if restarted and not (group.lost == 0 and group.complete()):
+        if restarted and not (group.lost == snap and group.complete()):
             return 1
+        if snap:
+            # The snapshot's changes are moves the prediction expects, and
+            # every exit it expects was heard: the drop is checked, if it is
+            # exactly what a healthy board does (``_close``; else lost). A
+            # rocker the snapshot shows moved was moved by this drop's coins.
+            self._snapshot_kept = snap
+            return -snap
         return 0
 
     def _waiting(self, now: float) -> bool:

@@ -308,6 +308,9 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
         group.lost += self._outage_lost(group)
         obs = observe_events(group.ordered(), self.readings, self.switch_index, self.geometry.switch_count, self.geometry.exit_count,
                              self.geometry.entry_count).mark_coin_like(self.timing.flip_limit, self.timing.flip_floor)
+        snap = self.__dict__.pop("_snapshot_kept", 0)
+        if snap and not self._healthy(obs, self.worlds[0]):
+            group.lost += snap  # (not a healthy board's drop: its lost events cannot be ruled out)
         if obs.changes_nothing():
             return
         started, cpu = time.perf_counter(), time.thread_time()
@@ -316,7 +319,7 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
             self._tail = None
             reports = self._carried(obs)
         else:
-            reports = self._lost(obs, group.lost) if group.lost else self._reconcile(obs)
+            reports = self._lost(obs, group.lost) if group.lost else self._reconcile(obs, seen_whole=not snap)
         ms = (time.perf_counter() - started) * 1000.0
         cpu_ms = (time.thread_time() - cpu) * 1000.0
         work = self.evaluations - work0
@@ -330,7 +333,10 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
         for s in obs.active:
             self.readings[s] = obs.final[s]
 
-    def _reconcile(self, obs: Observed) -> list[DropReport]:
+    def _reconcile(self, obs: Observed, seen_whole: bool = True) -> list[DropReport]:
+        """``seen_whole``: no coin of the group fell unseen (not one checked
+        through a restarted hub's snapshot: a coin that went in during the
+        outage may rest on a pad its coins met, unseen)."""
         prev = self.worlds[0]
         live = [w for w in self.worlds if w.logw >= LIVE]
         searched = min(LIVE_MAX, len(live))
@@ -350,7 +356,7 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
         if not ranked:
             return self._unexplained(obs, prev)
         best = ranked[0][1]
-        if self.unsure and not any(m.kind in ("add", "remove") and m.s in self.unsure for m in best.moves):
+        if self.unsure and seen_whole and not any(m.kind in ("add", "remove") and m.s in self.unsure for m in best.moves):
             # the pads this drop's coins reached fit as believed: known again (an
             # explanation that changed unseen pads is a guess, and proves none)
             self.unsure -= {a >> 3 for a in best.trace.arrivals}

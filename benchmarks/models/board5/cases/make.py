@@ -28,6 +28,7 @@ CASES = {
     "outage_coin_found_later": (1007, [], 111.95, 4.5, "true"),
     "drop_just_after_reset": (1013, [], 1, 54.0, "true"),
     "drop_after_a_quiet_restart": (1051, [], 89.1, 3.0, "true"),
+    "reset_drops_shown_by_snapshot": (1670, [], 48.3, 9.0, "true"),
 }
 
 
