@@ -140,6 +140,7 @@ class LinkOutage:
         self._down, self._back, self._restarted, self._hold = None, False, False, -math.inf
         self._back_at = self._snap_at = None
         snap, self._snap_lost = self._snap_lost, 0
+        self._snapshot_moved = snap > 0
         if down:
             return 1
         if restarted and not (group.lost == snap and group.complete()):

@@ -151,12 +151,7 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
             if self._tail_until is not None and not isinstance(ev, EntryEvent) and ev.t <= self._tail_until:
                 self._tail = self._group
             self._tail_until = None
-            if self._lost_at is not None and ev.t - self._lost_at <= self.timing.patience and not (
-                    # a coin seen going in once the board has been seen quiet
-                    # the longest a cascade is silent: nothing of the outage
-                    # still falls into it (issue 13, board5: a drop 0.7 s
-                    # after a restart that moved nothing was `events_lost`)
-                    isinstance(ev, EntryEvent) and ev.t - self._lost_at > self.timing.silence):
+            if self._lost_at is not None and ev.t - self._lost_at <= self.timing.patience:
                 self._group.lost += 1
             self._lost_at = None
         else:
@@ -294,6 +289,7 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
         resting coins are right again."""
         self.unsure = set()
         self.asked = frozenset()
+        self.outage_moved = False
 
     # -- inside ------------------------------------------------------------------------
 
@@ -311,6 +307,8 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
         snap = self.__dict__.pop("_snapshot_kept", 0)
         if snap and not self._healthy(obs, self.worlds[0]):
             group.lost += snap  # (not a healthy board's drop: its lost events cannot be ruled out)
+        if group.lost and self.__dict__.pop("_snapshot_moved", False):
+            self.outage_moved = True  # rockers moved unseen: coins fell during the outage
         if obs.changes_nothing():
             return
         started, cpu = time.perf_counter(), time.thread_time()
@@ -373,7 +371,7 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
             prev = best.world
         ok = not best.shown() and self._healthy(obs, prev, best)
         before = with_left(prev.codes, best, self.geometry) if ok else prev.codes  # with a handful's coin found resting
-        if not ok and self.unsure:
+        if not ok and self.unsure and self.__dict__.get("outage_moved"):
             outage = outage_codes(best, prev.codes)
             if outage is not None and self._healthy(obs, prev, best, with_left(outage, best, self.geometry)):
                 ok, before = True, with_left(outage, best, self.geometry)
