@@ -44,3 +44,54 @@ def test_a_fault_after_the_reset_is_still_flagged():
     assert five["verdict"] == "mismatch" and five["diagnosis"][0]["fault"] != "events_lost"
     assert five["observed"]["exits"] == [16]
     assert all(d["verdict"] == "ok" for d in drops if d["drop"] > 5)
+
+
+JUST_AFTER = CASE.with_name("drop_just_after_reset.jsonl")
+
+
+def test_a_drop_begun_just_after_the_hub_is_back_is_checked_on_its_own():
+    """board5 case drop_just_after_reset: two coins into entry 8 as the hub
+    resets (their exits lost), back 1.35 s later, its snapshot lists R3S8 and
+    R4S7; 0.35 s after the resync a coin goes into entry 6 and rests on
+    R1S6. The snapshot's switch events are no falling coin's, and nothing of
+    the cut drops was heard since the hub came back, longer than a cascade is
+    ever silent here: that coin is a drop of its own (it joined the cut
+    group, `events_lost`)."""
+    drops = _drops(JUST_AFTER.read_text().splitlines())
+    cut = [d for d in drops if 50.8 < d["t"] < 51.0]
+    assert [d["entry"] for d in cut] == [8, 8]
+    assert all(d["diagnosis"][0]["fault"] == "events_lost" for d in cut)
+    nxt = next(d for d in drops if d["t"] > 52.6)
+    assert nxt["entry"] == 6 and nxt["t_end"] != cut[-1]["t_end"]
+    assert nxt["verdict"] == "ok", nxt
+    assert [d["verdict"] for d in drops if d["t"] > 52.6] == ["ok"] * 4
+
+
+SHOWN = CASE.with_name("reset_drops_shown_by_snapshot.jsonl")
+
+
+def test_drops_a_snapshot_shows_as_predicted_are_checked():
+    """board5 case reset_drops_shown_by_snapshot: a pair into entries 4 and 3
+    (each rests on its pad: one flip), and 0.3 s later a coin into entry 7 as
+    the hub resets; back 1.7 s later, its snapshot lists R1S7 L, R2S7 R, R3S8
+    L: the moves the prediction expects of that coin, which rests, no exit
+    expected. Every exit and flip the prediction expects is accounted for and
+    the whole is exactly a healthy board's: the three drops are checked, `ok`
+    (they were `events_lost`)."""
+    drops = _drops(SHOWN.read_text().splitlines())
+    cut = [d for d in drops if 50.8 < d["t"] < 51.2]
+    assert [d["entry"] for d in cut] == [4, 3, 7]
+    assert [d["verdict"] for d in drops] == ["ok"] * len(drops), [d for d in drops if d["verdict"] != "ok"]
+    assert cut[2]["observed"] == {"exits": [], "flips": {"R1S7": 1, "R2S7": 1, "R3S8": 1}}
+
+
+def test_a_snapshot_short_of_the_prediction_leaves_the_drops_lost():
+    """The same log with R3S8 left out of the snapshot: the coin into entry 7
+    did not do (or not only did) what the prediction says, unseen: lost."""
+    lines = SHOWN.read_text().splitlines()
+    snap = next(json.loads(ln)["t"] for ln in lines if json.loads(ln).get("state") == "lost")
+    cut = [ln for ln in lines if not (json.loads(ln).get("switch") == "R3S8" and json.loads(ln)["t"] == snap)]
+    assert len(cut) == len(lines) - 1
+    drops = _drops(cut)
+    seven = next(d for d in drops if d["entry"] == 7 and 51.0 < d["t"] < 51.2)
+    assert seven["verdict"] == "mismatch" and seven["diagnosis"][0]["fault"] == "events_lost"

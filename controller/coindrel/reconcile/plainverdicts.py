@@ -19,11 +19,11 @@ from .world import World, fault_index
 class PlainVerdicts:
     """Part of ``reconciler.Reconciler``."""
 
-    def _healthy(self, obs: Observed, prev: World, best=None) -> bool:
+    def _healthy(self, obs: Observed, prev: World, best=None, codes: bytes | None = None) -> bool:
         """The observation is exactly what a healthy board in the believed state
-        does (with the coins ``best`` found in the beams' counts: a handful)."""
+        (or ``codes``) does (with the coins ``best`` found in the beams' counts: a handful)."""
         entries = [e for _, e in obs.entries]
-        codes = prev.codes
+        codes = prev.codes if codes is None else codes
         if best is not None:
             entries += [m.s for m in best.moves if m.kind == "handful" for _ in range(m.side)]
             codes = with_left(codes, best, self.geometry)  # and an earlier handful's coin it found resting

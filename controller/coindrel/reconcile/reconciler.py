@@ -41,6 +41,7 @@ from .handful import note_flipped_in, turns_since, with_left
 from .stray import explain_stray
 from .timing import Timing
 from .tipped import TipWatch
+from .unseen import outage_codes
 from .world import World, marginals, with_sides
 
 LIVE = math.log(1e-4)  # worlds less likely than this (relative to the best) are dropped
@@ -142,6 +143,7 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
             or (isinstance(ev, EntryEvent) and ((not group.is_drop and not group.in_transit(ev.t))
                                                or ((group.complete() or (self._given_back() and ev.t > self._hold))
                                                    and ev.t - group.last_t > self.timing.quiet)
+                                               or (self._given_back() and self._settled_since_back(ev.t))
                                                or group is self._tail))  # a coin of the new board's own
         ):
             self._close()
@@ -289,6 +291,7 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
         resting coins are right again."""
         self.unsure = set()
         self.asked = frozenset()
+        self.outage_moved = False
 
     # -- inside ------------------------------------------------------------------------
 
@@ -303,6 +306,11 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
         group.lost += self._outage_lost(group)
         obs = observe_events(group.ordered(), self.readings, self.switch_index, self.geometry.switch_count, self.geometry.exit_count,
                              self.geometry.entry_count).mark_coin_like(self.timing.flip_limit, self.timing.flip_floor)
+        snap = self.__dict__.pop("_snapshot_kept", 0)
+        if snap and not self._healthy(obs, self.worlds[0]):
+            group.lost += snap  # (not a healthy board's drop: its lost events cannot be ruled out)
+        if group.lost and self.__dict__.pop("_snapshot_moved", False):
+            self.outage_moved = True  # rockers moved unseen: coins fell during the outage
         if obs.changes_nothing():
             return
         started, cpu = time.perf_counter(), time.thread_time()
@@ -311,7 +319,7 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
             self._tail = None
             reports = self._carried(obs)
         else:
-            reports = self._lost(obs, group.lost) if group.lost else self._reconcile(obs)
+            reports = self._lost(obs, group.lost) if group.lost else self._reconcile(obs, seen_whole=not snap)
         ms = (time.perf_counter() - started) * 1000.0
         cpu_ms = (time.thread_time() - cpu) * 1000.0
         work = self.evaluations - work0
@@ -325,7 +333,10 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
         for s in obs.active:
             self.readings[s] = obs.final[s]
 
-    def _reconcile(self, obs: Observed) -> list[DropReport]:
+    def _reconcile(self, obs: Observed, seen_whole: bool = True) -> list[DropReport]:
+        """``seen_whole``: no coin of the group fell unseen (not one checked
+        through a restarted hub's snapshot: a coin that went in during the
+        outage may rest on a pad its coins met, unseen)."""
         prev = self.worlds[0]
         live = [w for w in self.worlds if w.logw >= LIVE]
         searched = min(LIVE_MAX, len(live))
@@ -345,7 +356,7 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
         if not ranked:
             return self._unexplained(obs, prev)
         best = ranked[0][1]
-        if self.unsure and not any(m.kind in ("add", "remove") and m.s in self.unsure for m in best.moves):
+        if self.unsure and seen_whole and not any(m.kind in ("add", "remove") and m.s in self.unsure for m in best.moves):
             # the pads this drop's coins reached fit as believed: known again (an
             # explanation that changed unseen pads is a guess, and proves none)
             self.unsure -= {a >> 3 for a in best.trace.arrivals}
@@ -361,6 +372,11 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
             # the one that tells, and it says so.)
             prev = best.world
         ok = not best.shown() and self._healthy(obs, prev, best)
+        before = with_left(prev.codes, best, self.geometry) if ok else prev.codes  # with a handful's coin found resting
+        if not ok and self.unsure and self.__dict__.get("outage_moved"):
+            outage = outage_codes(best, prev.codes)
+            if outage is not None and self._healthy(obs, prev, best, with_left(outage, best, self.geometry)):
+                ok, before = True, with_left(outage, best, self.geometry)
         self.rates.count(best)
         found = self.tips.extend([self.rates.rated(f) for f in findings(ranked, prev)], self.switch_index)
         self.worlds = next_worlds(ranked, self.geometry, self.drops + 1)
@@ -371,7 +387,6 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
         order = drop_times(obs, best, self.timing.chatter_window)
         if not order:
             return [stray_report(self.physics, obs, best, found, ok, ranked, self.worlds[0].codes)]
-        before = with_left(prev.codes, best, self.geometry) if ok else prev.codes  # with a handful's coin found resting
         reports = drop_reports(self.physics, obs, best, order, found, before, ok, ranked, self.drops + 1, self.worlds[0].codes,
                                self.timing.silence, self.timing.journey, self.timing.chatter_window)
         self.drops += len(reports)

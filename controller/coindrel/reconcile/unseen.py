@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 
-from .faults import UNSEEN_PAD_PRIOR
+from ..engine.core import COIN
+from .faults import UNSEEN_PAD_PRIOR, CoinAdded, CoinRemoved
 
 COST = math.log(UNSEEN_PAD_PRIOR)  # a coin found on, or gone from, a pad nobody saw
 DEPTH = 5  # pads nobody saw one explanation may change
@@ -50,3 +51,31 @@ def _best_is_unseen(search) -> bool:
     best = max(search.candidates, key=lambda c: c.logp, default=None)
     return best is not None and bool(best.moves) and all(is_unseen(search, m) for m in best.moves) \
         and not best.derivation.new
+
+
+def outage_codes(best, codes: bytes) -> bytes | None:
+    """``codes`` with the pads ``best`` found changed, when all it needs is
+    pads nobody saw while the hub's events were lost (a coin of the outage
+    resting there, or one it knocked off): no hand, no fault, so the drop is
+    a healthy board's from that board, like a handful's coin found resting
+    later (handful.with_left). One pad only: one coin of the outage; two or
+    more unseen changes rival a fault as well (board4: a pad that does not
+    hold, read as a coin found on it and one gone below). None when it needs
+    anything else (a put-back's asked pad is a person's step, a tipped coin
+    a hand's). Issue 13, board5:
+    coins that fell during a hub reset were found on a pad 2-60 s later and
+    flagged, their own words saying "not a hand, not a fault"."""
+    shown = best.shown()
+    if len(shown) != 1 or best.derivation.new:
+        return None
+    for f in shown:
+        if not (isinstance(f, (CoinAdded, CoinRemoved)) and f.unseen and not f.asked
+                and not getattr(f, "tipped_to", "") and not getattr(f, "via", "")):
+            return None
+    out = bytearray(codes)
+    for m in best.moves:
+        if m.kind == "add":
+            out[m.s] |= COIN
+        elif m.kind == "remove":
+            out[m.s] &= ~COIN
+    return bytes(out)

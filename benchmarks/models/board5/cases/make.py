@@ -25,6 +25,9 @@ CASES = {
     "lean_called_unseated": (1060, [], 64.7, 4.0, "true"),
     "coin_removed_merged_ok": (407699195, [("coin_removed", "R5S8", 12, 1.0, {})], 15, 8.0, "believed"),
     "jam_named_exit_dead": (1047664193, [("jam", "R5S2 right outlet", 12, 1.0, {})], 34, 40.0, "believed"),
+    "outage_coin_found_later": (1007, [], 111.95, 4.5, "true"),
+    "drop_just_after_reset": (1013, [], 1, 54.0, "true"),
+    "reset_drops_shown_by_snapshot": (1670, [], 48.3, 9.0, "true"),
 }
 
 
