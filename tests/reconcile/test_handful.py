@@ -124,3 +124,19 @@ def test_a_handful_in_the_second_of_two_close_counts_costs_one_double():
     assert all(r["entry"] == 4 and r["entry_seen"] for r in out)
     assert sum(r["observed"]["flips"].get("R1S4", 0) for r in out) == 2
 
+
+
+def test_a_handful_long_after_its_pad_was_left_empty_blames_no_hall():
+    """board4, seed 1510, cut after its drop 54: three coins into entry 3 in
+    one break (211.84); R1S3, its pad empty on the inlet side since drop 17
+    (36 turns), flips over and back and nothing else moves (the coins rest
+    unseen or fall into the holes below). A handful of three makes exactly
+    that; one coin resting and a hall reading a flip there and back
+    (`hall_fault`) does too. The turns the pad sat empty are chances for a
+    hand's coin or a pad going bad there, not for a hall failing now: the
+    handful was charged them against the hall (`hall_fault` 0.79)."""
+    out = _reconcile(_case(CASE.parent / "handful_of_three_long_after.jsonl"))
+    assert [r["verdict"] for r in out] == ["ok"] * len(out)
+    three = [r for r in out if r["entry"] == 3 and r["t"] > 211.8]
+    assert len(three) == 3 and all(r["entry_seen"] for r in three)
+    assert sum(r["observed"]["flips"].get("R1S3", 0) for r in three) == 2

@@ -34,7 +34,7 @@ from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
 from .sensors import _fault, derive, swapped
-from .handful import hand_turns, handful_cost, handful_proven, handful_timely
+from .handful import handful_cost, handful_proven, handful_timely
 from .unseen import search_unseen
 from .movegen import generate
 
@@ -187,7 +187,7 @@ class Search:
                 entries.extend([s] * m.side)
                 added[s] = added.get(s, 0) + m.side
                 handful += m.side
-                cost += handful_cost(m.side) - hand_turns(self, world, s)
+                cost += handful_cost(m.side)
             elif k == "phantom":  # the beam broke with no coin: something blocks it from now on
                 entries.remove(s)
                 blocked = (s,)
