@@ -140,3 +140,17 @@ def test_a_handful_long_after_its_pad_was_left_empty_blames_no_hall():
     three = [r for r in out if r["entry"] == 3 and r["t"] > 211.8]
     assert len(three) == 3 and all(r["entry_seen"] for r in three)
     assert sum(r["observed"]["flips"].get("R1S3", 0) for r in three) == 2
+
+
+def test_two_handfuls_in_one_group_are_both_coins():
+    """board4, seed 1605, cut from its drop 61 (header: the believed board):
+    two coins into entry 3 in one break (276.95), R1S3 holding a coin: the
+    first bounces across and tips it on, the second flips R1S3 back (two
+    flips); 1.2 s later, in the same group, two coins into entry 6 in one
+    break. Each handful alone leaves the other entry's coins to a fault, so
+    the search stopped there (`hall_fault` R1S3 0.92, a flip no coin made):
+    both handfuls together blame nothing."""
+    out = _reconcile(_case(CASE.parent / "two_handfuls_in_one_group.jsonl"))
+    assert [r["verdict"] for r in out] == ["ok"] * 5
+    assert [r["entry"] for r in out] == [2, 3, 3, 6, 6]
+    assert sum(r["observed"]["flips"].get("R1S3", 0) for r in out) == 2

@@ -161,8 +161,10 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
                 k = sum(1 for te in times if te < t - (d or 0.0))
                 if d is not None and d >= search.flip_limit and 0 < k < len(times):
                     out.append(Move("hand_at", s, k, fault=_fault(MovedByHand, label), cost=cost))
-    if not base and search.sensors.entries:
-        out += handful_moves(search.entries)
+    if search.sensors.entries and all(m.kind == "handful" for m in base):
+        # (after a handful, one into another entry: a group of two turns can
+        # hold a handful each)
+        out += [m for m in handful_moves(search.entries) if all(b.s != m.s for b in base)]
     out += left_moves(search, world, base_pad)
     if search.settling and not any(m.kind == "late" for m in base):
         out += late_moves(search, world, base_pad)
