@@ -154,3 +154,17 @@ def test_two_handfuls_in_one_group_are_both_coins():
     assert [r["verdict"] for r in out] == ["ok"] * 5
     assert [r["entry"] for r in out] == [2, 3, 3, 6, 6]
     assert sum(r["observed"]["flips"].get("R1S3", 0) for r in out) == 2
+
+
+def test_a_handful_one_coin_on_a_pad_that_does_not_hold_makes_stays_a_flag_beside_another():
+    """board4, seed 1288, cut from its drop 50: three coins into entry 8 in
+    one break (R1S8 over and back), then in the same group two into entry 4
+    in one break whose cascade (R1S4, R2S4 flip) is also one coin's on a
+    pad that did not hold, its tipped coin resting unseen. Alone, that
+    handful is no healthy story (h13h: a pad fault is not taken for a
+    person's); beside another entry's handful it was (the pair skipped the
+    check): it stays flagged, `pad_not_holding` R1S4 listed."""
+    out = _reconcile(_case(CASE.parent / "two_handfuls_one_a_pad_could_make.jsonl"))
+    four = [r for r in out if r["entry"] == 4]
+    assert four and four[0]["verdict"] == "mismatch"
+    assert ("pad_not_holding", "R1S4") in [(d["fault"], d["where"]) for d in four[0]["diagnosis"]]

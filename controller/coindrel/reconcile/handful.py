@@ -86,8 +86,10 @@ def handful_proven(search, world, moves, trace) -> bool:
     not hold it (it bounced across, as the second coin does) would not have
     made the same events: the coin the second tips off the pad must show (a
     pad fault is not taken for a person's handful). So too for the coin an
-    earlier handful left resting (``left``): the coin it tips off must show."""
-    if len(moves) > 1:
+    earlier handful left resting (``left``): the coin it tips off must show.
+    With handfuls into other entries (two turns' in one group), each is
+    asked the same with the others' coins in."""
+    if len(moves) > 1 and not all(m.kind == "handful" for m in moves):
         return True
     physics = search.physics
     for m in moves:
@@ -95,7 +97,8 @@ def handful_proven(search, world, moves, trace) -> bool:
             continue
         sw = physics.geometry.entry_switches[m.s]
         idx = world.index
-        one = physics.run(bytearray(world.codes), physics.starts(search.entries), physics.table(set(idx.stuck), set(idx.slips) | {sw}, set(idx.jams)))
+        entries = list(search.entries) + [o.s for o in moves if o is not m for _ in range(o.side)]
+        one = physics.run(bytearray(world.codes), physics.starts(entries), physics.table(set(idx.stuck), set(idx.slips) | {sw}, set(idx.jams)))
         search.evaluations += 1
         if list(one.exits) == list(trace.exits) and list(one.flips) == list(trace.flips):
             return False

@@ -334,10 +334,11 @@ class Search:
                 trace, _ = self.evaluate(w, (m,))
                 singles.append((w, m, trace))
         tried = set()
-        if self._best_size() == 1:
+        if self._best_size() >= 1:
             # Two turns' handfuls in one group: each alone leaves the other
             # entry's coins to a fault (a hall that read a flip no coin made),
-            # which stops the search at this level; both together blame none.
+            # which stops the search at this level, or the pairs' budget runs
+            # out before their turn comes; both together blame none.
             for w, m1, _ in singles:
                 if m1.kind != "handful":
                     continue
