@@ -124,3 +124,47 @@ def test_a_handful_in_the_second_of_two_close_counts_costs_one_double():
     assert all(r["entry"] == 4 and r["entry_seen"] for r in out)
     assert sum(r["observed"]["flips"].get("R1S4", 0) for r in out) == 2
 
+
+
+def test_a_handful_long_after_its_pad_was_left_empty_blames_no_hall():
+    """board4, seed 1510, cut after its drop 54: three coins into entry 3 in
+    one break (211.84); R1S3, its pad empty on the inlet side since drop 17
+    (36 turns), flips over and back and nothing else moves (the coins rest
+    unseen or fall into the holes below). A handful of three makes exactly
+    that; one coin resting and a hall reading a flip there and back
+    (`hall_fault`) does too. The turns the pad sat empty are chances for a
+    hand's coin or a pad going bad there, not for a hall failing now: the
+    handful was charged them against the hall (`hall_fault` 0.79)."""
+    out = _reconcile(_case(CASE.parent / "handful_of_three_long_after.jsonl"))
+    assert [r["verdict"] for r in out] == ["ok"] * len(out)
+    three = [r for r in out if r["entry"] == 3 and r["t"] > 211.8]
+    assert len(three) == 3 and all(r["entry_seen"] for r in three)
+    assert sum(r["observed"]["flips"].get("R1S3", 0) for r in three) == 2
+
+
+def test_two_handfuls_in_one_group_are_both_coins():
+    """board4, seed 1605, cut from its drop 61 (header: the believed board):
+    two coins into entry 3 in one break (276.95), R1S3 holding a coin: the
+    first bounces across and tips it on, the second flips R1S3 back (two
+    flips); 1.2 s later, in the same group, two coins into entry 6 in one
+    break. Each handful alone leaves the other entry's coins to a fault, so
+    the search stopped there (`hall_fault` R1S3 0.92, a flip no coin made):
+    both handfuls together blame nothing."""
+    out = _reconcile(_case(CASE.parent / "two_handfuls_in_one_group.jsonl"))
+    assert [r["verdict"] for r in out] == ["ok"] * 5
+    assert [r["entry"] for r in out] == [2, 3, 3, 6, 6]
+    assert sum(r["observed"]["flips"].get("R1S3", 0) for r in out) == 2
+
+
+def test_a_handful_one_coin_on_a_pad_that_does_not_hold_makes_stays_a_flag_beside_another():
+    """board4, seed 1288, cut from its drop 50: three coins into entry 8 in
+    one break (R1S8 over and back), then in the same group two into entry 4
+    in one break whose cascade (R1S4, R2S4 flip) is also one coin's on a
+    pad that did not hold, its tipped coin resting unseen. Alone, that
+    handful is no healthy story (h13h: a pad fault is not taken for a
+    person's); beside another entry's handful it was (the pair skipped the
+    check): it stays flagged, `pad_not_holding` R1S4 listed."""
+    out = _reconcile(_case(CASE.parent / "two_handfuls_one_a_pad_could_make.jsonl"))
+    four = [r for r in out if r["entry"] == 4]
+    assert four and four[0]["verdict"] == "mismatch"
+    assert ("pad_not_holding", "R1S4") in [(d["fault"], d["where"]) for d in four[0]["diagnosis"]]

@@ -31,16 +31,22 @@ def handful_cost(extra: int) -> float:
     return HANDFUL + (extra - 1) * ANOTHER
 
 
-def hand_turns(search, world, e: int) -> float:
-    """The log of how many turns a hand has had to put a coin on entry
-    ``e``'s empty inlet pad (``search.fresh``, below): a coin there makes
-    what one more coin in the beam makes, so a handful's story is weighed
-    against that many chances of a hand's coin (a fixed prior per
-    explanation), not against one."""
+def pad_turns(search, world, s: int) -> float:
+    """The log of how many turns entry switch ``s``'s inlet pad has sat
+    empty since a coin left it so (``search.fresh``, below), 0 for any other
+    switch. Whatever can have come to that pad unseen, or gone wrong there,
+    in any of those turns (a coin put there by hand, a coin a beam missed, a
+    pad that stopped holding: each shows only when the next coin meets it)
+    had that many chances; a handful (or the one an earlier handful left)
+    had one, this drop's (or that one's). So those explanations are weighed
+    by the turns (a fixed prior per explanation is per turn), not the
+    handful against everything: a rocker's hall failing now, or a stuck
+    pivot, had no more chances for the pad sitting empty (issue 13: a
+    handful of three 36 turns on was a hall fault)."""
     g = world.geometry
-    sw = g.entry_switches[e]
-    k = search.fresh.get(sw, 1) if _empty_inlet(world.codes[sw], g.inlets[sw]) else 1
-    return math.log(max(1, k))
+    if s not in search.fresh or s not in g.entry_switches or not _empty_inlet(world.codes[s], g.inlets[s]):
+        return 0.0
+    return math.log(max(1, search.fresh[s]))
 
 
 def handful_moves(entries: list[int]) -> list[Move]:
@@ -80,8 +86,10 @@ def handful_proven(search, world, moves, trace) -> bool:
     not hold it (it bounced across, as the second coin does) would not have
     made the same events: the coin the second tips off the pad must show (a
     pad fault is not taken for a person's handful). So too for the coin an
-    earlier handful left resting (``left``): the coin it tips off must show."""
-    if len(moves) > 1:
+    earlier handful left resting (``left``): the coin it tips off must show.
+    With handfuls into other entries (two turns' in one group), each is
+    asked the same with the others' coins in."""
+    if len(moves) > 1 and not all(m.kind == "handful" for m in moves):
         return True
     physics = search.physics
     for m in moves:
@@ -89,7 +97,8 @@ def handful_proven(search, world, moves, trace) -> bool:
             continue
         sw = physics.geometry.entry_switches[m.s]
         idx = world.index
-        one = physics.run(bytearray(world.codes), physics.starts(search.entries), physics.table(set(idx.stuck), set(idx.slips) | {sw}, set(idx.jams)))
+        entries = list(search.entries) + [o.s for o in moves if o is not m for _ in range(o.side)]
+        one = physics.run(bytearray(world.codes), physics.starts(entries), physics.table(set(idx.stuck), set(idx.slips) | {sw}, set(idx.jams)))
         search.evaluations += 1
         if list(one.exits) == list(trace.exits) and list(one.flips) == list(trace.flips):
             return False
@@ -104,10 +113,9 @@ def handful_proven(search, world, moves, trace) -> bool:
 # than a coin put there by hand or a pad that starts to let coins go, and a
 # healthy story (the earlier drop was that many coins, the later one did
 # what a healthy board does with that coin on the pad). A hand had every
-# turn since to put a coin there, the handful only that one drop: against
-# a coin put by hand (a fixed prior per explanation), the handful's story
-# costs the number of turns since (so a pad unvisited for many turns is a
-# hand's coin, as before).
+# turn since to put a coin there, the handful only that one drop: a coin
+# put by hand is weighed by the turns since (``pad_turns``), so a pad
+# unvisited for many turns is a hand's coin, as before.
 LEFT = HANDFUL
 
 
@@ -123,7 +131,7 @@ def left_moves(search, world, skip) -> list[Move]:
     for e in sorted(set(search.entries)):
         sw = g.entry_switches[e]
         if sw in fresh and sw not in skip and sw not in world.index.slips and _empty_inlet(world.codes[sw], g.inlets[sw]):
-            out.append(Move("left", e, cost=LEFT - hand_turns(search, world, e)))
+            out.append(Move("left", e, cost=LEFT))
     return out
 
 

@@ -13,7 +13,7 @@ from ..engine import EntrySensorDead, HallFault, Jam, PadNotHolding, SwitchStuck
 from ..engine.core import COIN, HOLE, PAD_R
 from .candidate import Move
 from .faults import FIXED, HALL_WAS_WRONG, INTERMITTENT, PRIOR, CoinAdded, CoinRemoved, MovedByHand
-from .handful import handful_moves, left_moves
+from .handful import handful_moves, left_moves, pad_turns
 from .late import late_moves
 from .release import release_moves
 from .sensors import _fault
@@ -64,7 +64,7 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
                 for k in range(min(trace.flips[s], STICKY_PASSES)):
                     out.append(Move("sticky", s, k, fault=_fault(SwitchStuck, label), cost=_LOG[catalog.SWITCH_STUCK] + STICKY))
         if not sl and s in rested:
-            out.append(Move("slip", s, fault=_fault(PadNotHolding, label), cost=_LOG[catalog.PAD_NOT_HOLDING]))
+            out.append(Move("slip", s, fault=_fault(PadNotHolding, label), cost=_LOG[catalog.PAD_NOT_HOLDING] + pad_turns(search, world, s)))
         if s not in base_pad:
             unseen = s in search.unsure
             asked = unseen and s in search.asked
@@ -79,7 +79,7 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
                         out.append(Move("lost", s, 2 * via[0] + via[1], fault=_fault(Jam, labels[via[0]], via[1]), cost=_LOG[catalog.JAM]))
             else:
                 out.append(Move("add", s, fault=_fault(CoinAdded, label, True, "", "", asked) if unseen else _fault(CoinAdded, label),
-                                cost=UNSEEN_COST if unseen else _LOG[catalog.COIN_ADDED]))
+                                cost=UNSEEN_COST if unseen else _LOG[catalog.COIN_ADDED] + pad_turns(search, world, s)))
             if s in idx.halls:
                 out.append(Move("pad", s, fault=_fault(HallFault, label), cost=DOUBT_HIDDEN_PAD))
             else:
@@ -124,7 +124,8 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
             sw = g.entry_switches[e]
             code = world.codes[sw]
             if code != HOLE and not code & COIN and (code & PAD_R) == g.inlets[sw] and sw not in base_pad:
-                out.append(Move("entry+rest", e, cost=SILENT_DROP))
+                turns = pad_turns(search, world, sw)  # that earlier coin came in one of the turns the pad sat empty
+                out.append(Move("entry+rest", e, cost=SILENT_DROP + turns))
                 if e in search.entries:
                     # The coin of this drop meets a coin an earlier drop left
                     # there unseen: the beam that missed it misses coins. It
@@ -132,7 +133,7 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
                     # against a coin put there by hand (issue 13).
                     known = e in world.index.dead_entries
                     out.append(Move("missed", e, fault=_fault(EntrySensorDead, e),
-                                    cost=SILENT_DROP + (0.0 if known else _LOG[catalog.ENTRY_SENSOR_DEAD] + SOME_MISSED)))
+                                    cost=SILENT_DROP + turns + (0.0 if known else _LOG[catalog.ENTRY_SENSOR_DEAD] + SOME_MISSED)))
     # A rocker that went over slowly, as a hand moves it, during the drop;
     # or one that went over where no coin of this cascade came (a quick
     # hand, as unlikely as a hand that fast is).
@@ -160,8 +161,10 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
                 k = sum(1 for te in times if te < t - (d or 0.0))
                 if d is not None and d >= search.flip_limit and 0 < k < len(times):
                     out.append(Move("hand_at", s, k, fault=_fault(MovedByHand, label), cost=cost))
-    if not base and search.sensors.entries:
-        out += handful_moves(search.entries)
+    if search.sensors.entries and all(m.kind == "handful" for m in base):
+        # (after a handful, one into another entry: a group of two turns can
+        # hold a handful each)
+        out += [m for m in handful_moves(search.entries) if all(b.s != m.s for b in base)]
     out += left_moves(search, world, base_pad)
     if search.settling and not any(m.kind == "late" for m in base):
         out += late_moves(search, world, base_pad)

@@ -34,7 +34,7 @@ from .candidate import Candidate, Move
 from .observed import Observed, Sensors
 from .physics import Physics
 from .sensors import _fault, derive, swapped
-from .handful import hand_turns, handful_cost, handful_proven, handful_timely
+from .handful import handful_cost, handful_moves, handful_proven, handful_timely
 from .unseen import search_unseen
 from .movegen import generate
 
@@ -187,7 +187,7 @@ class Search:
                 entries.extend([s] * m.side)
                 added[s] = added.get(s, 0) + m.side
                 handful += m.side
-                cost += handful_cost(m.side) - hand_turns(self, world, s)
+                cost += handful_cost(m.side)
             elif k == "phantom":  # the beam broke with no coin: something blocks it from now on
                 entries.remove(s)
                 blocked = (s,)
@@ -333,9 +333,26 @@ class Search:
                     return self.candidates
                 trace, _ = self.evaluate(w, (m,))
                 singles.append((w, m, trace))
+        tried = set()
+        if self._best_size() >= 1:
+            # Two turns' handfuls in one group: each alone leaves the other
+            # entry's coins to a fault (a hall that read a flip no coin made),
+            # which stops the search at this level, or the pairs' budget runs
+            # out before their turn comes; both together blame none.
+            for w, m1, _ in singles:
+                if m1.kind != "handful":
+                    continue
+                for m2 in handful_moves(self.entries):
+                    pair = (id(w), frozenset((m1, m2)))
+                    if m2.s == m1.s or pair in tried:
+                        continue
+                    tried.add(pair)
+                    if self.spent():
+                        self.exhausted = True
+                        return self.candidates
+                    self.evaluate(w, (m1, m2))
         if self._best_size() <= 1:
             return self.candidates
-        tried = set()
         for w, m1, trace in singles:
             for m2 in self.moves(w, trace, (m1,)):
                 pair = (id(w), frozenset((m1, m2)))
