@@ -22,7 +22,7 @@ drop", then "Events lost", then the pads after a coin had fallen.
 from __future__ import annotations
 
 from ..buttons import HOLD_SELECT, NEXT, PREV, SELECT
-from ..display import TextView
+from ..display import DiagnosisView, TextView
 from ..engine import COIN, HOLE, PHASE_REVEAL, PHASE_TURN
 from ..engine.catalog import EVENTS_LOST
 from . import effects as fx
@@ -63,6 +63,12 @@ def pads_text(match, moved: tuple[str, ...] = (), away: str = "the hub was away"
                 "Press to play on.")
     return (f"Coins may have fallen unseen. Table: {where} A pad that differs shows at its next drop "
             "(no fault). Press to play on.")
+
+
+def moved_view(flow) -> DiagnosisView:
+    """The pads check's words as a notice (for the sims' text and summary)."""
+    return DiagnosisView(title="Check the pads", findings=(pads_text(flow.match, flow.moved_unseen, flow.unseen_away),),
+                         options=("Play on",))
 
 
 def ask_for_pads(flow, now: float) -> bool:

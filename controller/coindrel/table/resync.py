@@ -95,6 +95,8 @@ def resync(table, snap, seen: Look | None = None) -> list[Difference]:
     believed)."""
     rec, match = table.reconciler, table.flow.match
     table.awaiting_board = False
+    # the first comparison of this process follows its own restart; any later one, the hub's absence
+    first, table.board_compared = not getattr(table, "board_compared", False), True
     if rec is None or match is None or match.over:
         table.positions.update(snap.positions)
         return []
@@ -133,7 +135,7 @@ def resync(table, snap, seen: Look | None = None) -> list[Difference]:
     log.warning("the board differs from what the table believed: %s, %s", what, why)
     if table.journal is not None:
         table._save(table.journal.note, {"resync": [d.__dict__ for d in changed], "open_drop": open_drop})
-    table.flow.unseen_away = "the table was down"  # named so on the pads check (modes_pads)
+    table.flow.unseen_away = "the table was down" if first else "the hub was away"  # on the pads check (modes_pads)
     table.handle_event(StatusEvent(t, "lost", f"changed unseen: {what}", len(changed)))
     for k, d in enumerate(changed):
         table.handle_event(SwitchEvent(t + (k + 1) * STEP, d.switch, d.seen), from_board=False)
