@@ -150,7 +150,8 @@ class SourceMixin:
 
         if isinstance(ev, StatusEvent) and ev.state == "lost":
             self.unseen_t = ev.t
-        elif isinstance(ev, SwitchEvent) and ev.t == self.unseen_t:
+        elif isinstance(ev, SwitchEvent) and ev.t == self.unseen_t and len(self.taken_unseen) < 256:
+            # (bounded: a source never asked for a snapshot keeps no growing list)
             self.taken_unseen.append(Difference(ev.switch, self.positions.get(ev.switch, "unknown"), ev.pos))
 
     def _hub_position(self, ev):
