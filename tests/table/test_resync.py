@@ -144,6 +144,12 @@ def test_a_rocker_moved_while_the_table_was_down_is_flagged_and_believed(tmp_pat
     assert stray.drop is None  # reported as events outside any drop, on the panel
     assert len(rig.table.flow.match.results) in (turns, turns + 1)
     assert believed_positions(rig.table.reconciler)[label] == other
+    # named once, on the pads check, asked before the next coin (a hub back with another board alike)
+    for _ in range(20):
+        rig.tick()
+    view = rig.table.flow.view(rig.now[0])
+    assert rig.table.flow.mode == "check-pads" and view.title == "Check the pads"
+    assert view.text.startswith(f"{label} is not where it was: moved while the table was down?"), view.text
 
 
 def test_the_same_board_changes_nothing(tmp_path):

@@ -149,7 +149,7 @@ def asking(flow) -> dict | None:
         else:
             from .modes_pads import pads_text
 
-            steps, title = [pads_text(flow.match)], "Check the pads"
+            steps, title = [pads_text(flow.match, flow.moved_unseen, flow.unseen_away)], "Check the pads"
             answer = "make the pads as the table says, then coindrel ctl press select (or drop the next coin)"
         drop = len(flow.match.results) + (1 if flow.mode == "restore" else 0)  # restore: the drop undone
         return {"screen": str(flow.mode), "drop": drop, "title": title, "board_mismatch": None,

@@ -107,6 +107,8 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
         self.awaiting_board = False  # a resumed open drop waits for the board's snapshot (resync.py)
         self.board_reading = asyncio.Lock()  # one snapshot compared with the belief at a time (_read_positions)
         self._losses_seen: set[int] = set()  # the source's losses already asked about
+        self.unseen_t, self.taken_unseen = None, []  # the source's snapshot differences since the board was compared
+        self.board_compared = False  # resync.py: the first comparison follows this process's own start
         self.hub_last = None  # the hub position of the newest board event taken in (journal's, after a restart)
         self.hub_repeats = 0  # board events given again and dropped (source_link._had)
         # what waits outside any match (the club's requests), journalled beside the match (waiting.py)
@@ -187,6 +189,8 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
                 self.last_board_t = ev.t
             else:  # events the hub gives back after a restart are older than its clock: never backwards
                 self.board_offset = max(self.board_offset, offset)
+        if from_board:
+            self._note_unseen(ev)
         if isinstance(ev, SwitchEvent):
             self.positions[ev.switch] = ev.pos
         if self.journal is not None:

@@ -18,6 +18,7 @@ from ..engine import PHASE_FALLING, PHASE_REVEAL, PHASE_TURN, BoardState, Engine
 from . import effects as fx
 from .modes import Mode
 from .modes_match import ANSWERS, stale_question
+from .modes_pads import moved_unseen
 
 DROP_AGAIN = 6.0  # seconds after which a dropper coin nobody saw go in is dropped again
 
@@ -77,9 +78,16 @@ class DropInputs:
                     m.set_board(belief, "changed outside a drop", now)
             return
         if report.drop is None or m is None or m.over:
-            over = ("The match is over: it scores nothing.",) if m is not None and m.over else ()
-            self._note(stray_view(report, facts=over), now)
-            self._emit(fx.Sound("error"))
+            moved = moved_unseen(report) if m is not None and not m.over else ()
+            if moved:
+                # rockers the board, read again, shows moved while events were lost: named once on the
+                # pads check, asked at once (modes_pads), and believed (below)
+                self.moved_unseen = tuple(dict.fromkeys(self.moved_unseen + moved))
+                self.pads_unknown = True
+            else:
+                over = ("The match is over: it scores nothing.",) if m is not None and m.over else ()
+                self._note(stray_view(report, facts=over), now)
+                self._emit(fx.Sound("error"))
             if m is not None and not m.over and report.state:
                 # the belief follows the board into the journal, or a restart would forget it
                 belief = BoardState.parse(report.state, self.geometry)

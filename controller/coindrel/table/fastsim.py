@@ -82,7 +82,7 @@ def watch_reports(table, out: Outcome, on_mismatch=lambda: None) -> None:
 
     def on_report(report, now):
         out.reports += 1
-        before, note_before = flow.diagnosis, flow.note
+        before, note_before, moved_before = flow.diagnosis, flow.note, flow.moved_unseen
         seen(report, now)
         d = flow.diagnosis
         # The mismatch screen stays up while people drop on (a keyboard player does): only a
@@ -97,6 +97,14 @@ def watch_reports(table, out: Outcome, on_mismatch=lambda: None) -> None:
             tell = on_mismatch()
             if tell is not None:
                 tell(report, d)
+        elif report.drop is None and flow.moved_unseen != moved_before and flow.match is not None:
+            from .modes_pads import moved_view  # rockers found moved: the players read it on the pads check
+
+            n = moved_view(flow)
+            out.alerts.append((n.title, n.findings[0]))
+            tell = on_mismatch()
+            if tell is not None:
+                tell(report, n)
         elif report.drop is None and flow.note is not None and hasattr(flow.note, "findings"):
             n = flow.note
             if n is not note_before:  # the notice this report put up, counted once

@@ -111,6 +111,9 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.need_layout = self.layout_confirmed = False
         self.need_clear = self.clear_confirmed = False
         self.pads_unknown = False  # board events were lost: the pads must be checked (modes_pads)
+        self.moved_unseen: tuple[str, ...] = ()  # rockers found moved meanwhile, named on that check
+        self.unseen_away = "the hub was away"  # while what they moved (the table's own restart: resync.py)
+        self.loss_asked = None  # the daemon's "Events lost" question, which the pads check answers too
         self.board_quiet = lambda: True  # nothing of the board is still being reconciled (the daemon's)
         self.last_board: BoardState | None = None  # the belief when the last match ended
         self.coins_between = False  # a coin went in with no match running: where it rests nobody knows

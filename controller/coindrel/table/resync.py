@@ -95,6 +95,8 @@ def resync(table, snap, seen: Look | None = None) -> list[Difference]:
     believed)."""
     rec, match = table.reconciler, table.flow.match
     table.awaiting_board = False
+    # the first comparison of this process follows its own restart; any later one, the hub's absence
+    first, table.board_compared = not getattr(table, "board_compared", False), True
     if rec is None or match is None or match.over:
         table.positions.update(snap.positions)
         return []
@@ -107,8 +109,17 @@ def resync(table, snap, seen: Look | None = None) -> list[Difference]:
     between = [d for d in diffs if d.seen == "mid"]
     if between:
         log.warning("the board after the table resumed: %s", "; ".join(d.say() for d in between))
+    taken, table.taken_unseen = getattr(table, "taken_unseen", []), []
     if not changed:
-        log.info("the board read again agrees with what the table believes now (%d switches compared)", len(snap.positions))
+        moved = [d for d in taken if d.believed != d.seen]
+        if moved:
+            # the source's snapshot said so first, and its events were taken in: not "agrees"
+            log.warning("the board differs from what the table believed: %s, while the hub was away (its snapshot "
+                        "showed them; believed now, the players are asked); the other %d switches are as believed",
+                        ", ".join(d.say() for d in moved), len(snap.positions) - len(moved))
+        else:
+            log.info("the board read again agrees with what the table believes now (%d switches compared)",
+                     len(snap.positions))
         return diffs
     open_drop = seen.open_drop
     # Board time of the changes: inside the open drop (its coins are what moved
@@ -124,6 +135,7 @@ def resync(table, snap, seen: Look | None = None) -> list[Difference]:
     log.warning("the board differs from what the table believed: %s, %s", what, why)
     if table.journal is not None:
         table._save(table.journal.note, {"resync": [d.__dict__ for d in changed], "open_drop": open_drop})
+    table.flow.unseen_away = "the table was down" if first else "the hub was away"  # on the pads check (modes_pads)
     table.handle_event(StatusEvent(t, "lost", f"changed unseen: {what}", len(changed)))
     for k, d in enumerate(changed):
         table.handle_event(SwitchEvent(t + (k + 1) * STEP, d.switch, d.seen), from_board=False)

@@ -12,7 +12,7 @@ from functools import partial
 
 from ..engine import BoardState, EngineError
 from ..engine.core import HOLE
-from ..events import EntryEvent, StatusEvent
+from ..events import EntryEvent, StatusEvent, SwitchEvent
 from .journal import JournalError
 from .open_drop import coins_note, in_match_until, open_events, orphan_verdicts, restore_coins, saved_report, unseen_pads
 
@@ -133,11 +133,26 @@ class SourceMixin:
         self.flow.pads_unknown = True  # a coin may have come to rest unseen
         loss = new[-1]
         span = f" before board time {loss.until_t:.1f} s" if loss.until_t is not None else ""
-        self.flow.ask(MessageView("Events lost", f"Board events{span} are lost ({loss.reason}). If a coin fell "
-                                                 "then, check the board; the pause menu corrects or undoes the "
-                                                 "last drop.", alert=True))
+        view = MessageView("Events lost", f"Board events{span} are lost ({loss.reason}). If a coin fell "
+                                          "then, check the board; the pause menu corrects or undoes the "
+                                          "last drop.", alert=True)
+        self.flow.ask(view)
+        self.flow.loss_asked = view  # the pads check, when it comes, asks this too (modes_pads)
         log.warning("board events%s could not be given back by the hub (%s); the players are asked to check",
                     span, loss.reason)
+
+    def _note_unseen(self, ev) -> None:
+        """Switches the source's own snapshot found changed (a hub back after
+        a restart, or another board: "lost", then their events at its time),
+        taken in before the table compares the board itself (``resync``):
+        that comparison then names them, instead of saying it agrees."""
+        from .resync import Difference
+
+        if isinstance(ev, StatusEvent) and ev.state == "lost":
+            self.unseen_t = ev.t
+        elif isinstance(ev, SwitchEvent) and ev.t == self.unseen_t and len(self.taken_unseen) < 256:
+            # (bounded: a source never asked for a snapshot keeps no growing list)
+            self.taken_unseen.append(Difference(ev.switch, self.positions.get(ev.switch, "unknown"), ev.pos))
 
     def _hub_position(self, ev):
         """Where ``ev`` stands in the hub's stream (journalled with it), or None."""

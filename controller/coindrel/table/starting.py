@@ -93,7 +93,7 @@ class Starting:
     def begin(self, match: Match, now: float, resumed: bool = False) -> None:
         """Run ``match`` (new, or replayed from the journal after a restart)."""
         self.match, self.pauses, self.diagnosis, self.hit_exits, self.computer = match, set(), None, (), None
-        self.pads_unknown = False
+        self.pads_unknown, self.moved_unseen = False, ()
         if resumed and match.setup.players[1].startswith("Coindrel ") and self.opponent is None:
             from ..ai.levels import level_player
 
