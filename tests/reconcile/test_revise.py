@@ -98,3 +98,32 @@ def test_a_sure_leader_alone_is_not_followed():
     rev = Reviser(g)
     rev.note(_report(3, [Finding(PadNotHolding("R3S2"), 0.9), Finding(CoinAdded("R2S1"), 0.05), Finding(CoinAdded("R3S2"), 0.05)]))
     assert rev.pending == []
+
+
+def test_a_new_leader_more_likely_than_all_the_others_together_revises_short_of_ruling_the_first_out():
+    g = standard_geometry()
+    codes = BoardState.empty(g).codes
+    here, there, taken = Jam("R2S3", 1), Jam("R2S4", 0), CoinRemoved("R3S4")
+    rev = Reviser(g)
+    rev.note(_report(12, [Finding(here, 0.5), Finding(there, 0.25), Finding(taken, 0.25)]))
+    # Later coins down R2S3's right outlet arrived: its jam now 0.3 of the
+    # weight, the coin taken off R3S4 0.55, more than both jams together.
+    worlds = [World(g, codes, frozenset({here}), math.log(0.3), origin={(here, 12): 1.0}),
+              World(g, codes, frozenset({there}), math.log(0.15), origin={(there, 12): 1.0}),
+              World(g, codes, frozenset(), math.log(0.55), story=(taken,), origin={(taken, 12): 1.0})]
+    (r,) = rev.update(worlds, 80.0)
+    d = r.to_json()["diagnosis"]
+    assert [(x["fault"], x["where"]) for x in d][0] == ("coin_removed", "R3S4")
+    assert "later drops make this likelier" in d[0]["say"]
+
+
+def test_a_new_leader_short_of_half_does_not_revise():
+    g = standard_geometry()
+    codes = BoardState.empty(g).codes
+    here, there, taken = Jam("R2S3", 1), Jam("R2S4", 0), CoinRemoved("R3S4")
+    rev = Reviser(g)
+    rev.note(_report(12, [Finding(here, 0.5), Finding(there, 0.25), Finding(taken, 0.25)]))
+    worlds = [World(g, codes, frozenset({here}), math.log(0.3), origin={(here, 12): 1.0}),
+              World(g, codes, frozenset({there}), math.log(0.25), origin={(there, 12): 1.0}),
+              World(g, codes, frozenset(), math.log(0.45), story=(taken,), origin={(taken, 12): 1.0})]
+    assert rev.update(worlds, 80.0) == []

@@ -22,7 +22,11 @@ from .faults import JamCleared, say, twins
 
 FOLLOW = 24  # groups a flagged drop's ambiguity is followed
 SETTLED = 0.8  # a leader this sure settles a tie
-NEW_LEADER = 0.6  # a different leader at least this sure revises
+NEW_LEADER = 0.6  # a different leader at least this sure: the record says the first is ruled out
+# A different leader later drops made more likely than all the others
+# together revises: the first leader is then the less likely story, and a
+# record that still names it sends whoever looks to the wrong place.
+MAJORITY = 0.5
 MAX_REVISIONS = 2
 TIED = 0.75  # a first diagnosis whose leader was less sure than this is followed
 RULED_OUT = 0.05  # a first leader left with less than this share is ruled out
@@ -36,16 +40,17 @@ class Revision:
     diagnosis: list
     before: object = None  # the fault first ranked on the revised drop
     told: bool = False  # later drops told which of the drop's tied explanations it was (its leader stands)
+    doubted: bool = False  # the first leader is now less likely than this one, not ruled out
     drop = None
     verdict = "revised"
     ok = True  # a revision is no new mismatch
 
     def to_json(self) -> dict:
         return {"drop": None, "revises": self.revises, "t": round(self.t, 4), "verdict": self.verdict,
-                "diagnosis": [_line(f, i == 0 and self.before, self.revises, self.told and i) for i, f in enumerate(self.diagnosis)]}
+                "diagnosis": [_line(f, i == 0 and self.before, self.revises, self.told and i, self.doubted) for i, f in enumerate(self.diagnosis)]}
 
 
-def _line(f: Finding, before, n: int, told: int = 0) -> dict:
+def _line(f: Finding, before, n: int, told: int = 0, doubted: bool = False) -> dict:
     d = f.to_json()
     if isinstance(before, str):  # an ok drop: what it was taken for
         d["say"] = f"Drop {n} {before}; later drops rule that out. " + say(f.fault, f.together)
@@ -54,8 +59,9 @@ def _line(f: Finding, before, n: int, told: int = 0) -> dict:
     elif told:
         pass
     elif before is not None and before is not False and before != f.fault:
+        later = "make this likelier" if doubted else "rule that out"
         d["say"] = (f"Drop {n} first looked like {before.name.replace('_', ' ')} at {before.where}; later drops "
-                    f"rule that out. " + say(f.fault, f.together))
+                    f"{later}. " + say(f.fault, f.together))
     elif before is not None and before is not False:
         d["say"] = f"Drop {n}, confirmed by later drops: " + say(f.fault, f.together)
     return d
@@ -138,7 +144,7 @@ class Reviser:
             gone = probs.get(p.leader, 0.0) / s < RULED_OUT
             # (Unless the sensors saw a jam's stopped coins come free: a dead
             # beam never counts them.)
-            changed = lead != p.leader and (q >= NEW_LEADER or gone) and (
+            changed = lead != p.leader and (q > MAJORITY or gone) and (
                 lead not in twins(p.leader, self.geometry, at_rest=False) or _freed(worlds, lead, total) >= NEW_LEADER)
             settled = lead == p.leader and q >= SETTLED and p.sure < TIED and not p.revised
             told = None if changed or settled else self._told(p, probs)
@@ -151,7 +157,7 @@ class Reviser:
                 continue  # (its leader was sure, the tie is settled: nothing left to follow)
             elif changed or settled:
                 diag = [Finding(f, probs[f] / s, p.together.get(f, ())) for f in ranked if probs[f] / s >= 0.01]
-                out.append(Revision(p.drop, t, diag, before=p.leader))
+                out.append(Revision(p.drop, t, diag, before=p.leader, doubted=changed and not gone and q < NEW_LEADER))
                 p.revised += 1
                 p.leader, p.sure = lead, q
                 if settled or p.revised >= MAX_REVISIONS:
