@@ -204,3 +204,23 @@ def test_one_chattering_entry_beam_is_named_alone_and_every_drop_scores(tmp_path
     assert not [a for a in rig.out.alerts if "chatters" not in a[1]], rig.out.alerts
     named = {f["fault"] for f in rig.table.reconciler.health().faults}
     assert named == {"entry_sensor_chatter"}, named
+
+
+def test_the_players_own_coin_just_before_back_is_their_drop_not_one_out_of_turn():
+    """Found by a newcomer: `3 BSpace` (back a few ms after Ann's own coin, whose
+    entry reached the table after the press) said "A coin came in out of turn,
+    while the match was paused", though it was Ann's turn."""
+    from coindrel.events import EntryEvent
+
+    from .flowkit import make_flow, report_for, started
+
+    flow = make_flow(players=("Ann", "Bo"))
+    m = started(flow)
+    flow.on_action("back", 2.0)
+    assert flow.mode == "paused"
+    flow.on_event(EntryEvent(1.99, 2), 2.01)  # in before the press, heard after it
+    flow.on_report(report_for(m, 2, 1, t=1.99), 3.0)
+    assert [r.player for r in m.results] == [1] and flow.mode == "mismatch"
+    [fact] = flow.diagnosis.facts
+    assert fact == "A coin went in as the match was paused: it counts as Ann's drop.", fact
+    assert "out of turn" not in " ".join(flow.diagnosis.facts + flow.diagnosis.findings)

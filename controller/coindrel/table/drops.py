@@ -108,7 +108,7 @@ class DropInputs:
             facts.extend(self.put_back_facts(report, m.setup.players[result.player - 1]))
         elif not coin_screen.in_turn:
             name = m.setup.players[result.player - 1]
-            facts.append(f"A coin came in out of turn, while {coin_screen.aside}: it counts as {name}'s drop.")
+            facts.append(coin_screen.coin_in(name))
         if forced is not None and report.entry != forced:
             facts.append(f"Coin in {entry_label(report.entry)}; the clock chose {entry_label(forced)}.")
         self.blamed_halls = blamed_halls(report, self.geometry)
