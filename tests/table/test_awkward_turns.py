@@ -224,3 +224,49 @@ def test_the_players_own_coin_just_before_back_is_their_drop_not_one_out_of_turn
     [fact] = flow.diagnosis.facts
     assert fact == "A coin went in as the match was paused: it counts as Ann's drop.", fact
     assert "out of turn" not in " ".join(flow.diagnosis.facts + flow.diagnosis.findings)
+
+
+def _extra_coins_then_bo(bo_first: bool):
+    """Ann's coin into entry 3 and two more into entry 6 while it fell; then
+    Bo's coin into entry 5, in before the extra coins' reports or after."""
+    from coindrel.events import EntryEvent
+
+    from .flowkit import make_flow, report_for, started
+
+    flow = make_flow(players=("Ann", "Bo"))
+    m = started(flow)
+    for t, entry in ((2.0, 2), (2.1, 5), (2.2, 5)):
+        flow.on_event(EntryEvent(t, entry), t)
+    flow.on_report(report_for(m, 2, 1, t=2.0), 3.0)
+    assert m.to_move == 2
+    if bo_first:
+        flow.on_event(EntryEvent(3.1, 4), 3.1)
+    for k in (2, 3):
+        flow.on_report(report_for(m, 5, k, t=2.1), 3.2)
+    assert flow.note.title == "2 extra coins" and len(m.results) == 1
+    return flow, m
+
+
+def test_the_extra_coins_note_never_names_a_turn_that_is_over():
+    """Found by a newcomer: "2 extra coins ... Bo to drop." stayed on screen
+    while Ann was to move: the note named the player to move when the extra
+    coins' reports came, and stayed up (5 s) after Bo's drop."""
+    from coindrel.events import EntryEvent
+
+    from .flowkit import report_for
+
+    flow, m = _extra_coins_then_bo(bo_first=False)
+    assert flow.note.text.endswith("Bo to drop.") and m.to_move == 2  # true while it is Bo's turn
+    flow.on_event(EntryEvent(3.5, 4), 3.5)
+    flow.on_report(report_for(m, 4, 2, t=3.5), 4.0)
+    assert m.to_move == 1 and len(m.results) == 2
+    for now in (4.0, 4.1):  # as the drop is scored, and at the next tick
+        if now > 4.0:
+            flow.tick(now)
+        v = flow.view(now)
+        assert v.title == "2 extra coins" and "score nothing" in v.text, v  # still said, for its few seconds
+        assert "Bo to drop" not in v.text and "to drop" not in v.text, v.text
+
+    # Bo's coin already in when the extra coins' reports came: "Bo to drop" was wrong as it was shown
+    flow, m = _extra_coins_then_bo(bo_first=True)
+    assert "to drop" not in flow.note.text, flow.note.text

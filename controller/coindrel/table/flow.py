@@ -74,6 +74,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.mode, self.since, self.scroll, self.selected = Mode.MENU, 0.0, 0, 0
         self.ending = False  # the pause menu asks "End the match?" before it abandons one
         self.extras = (None, 0)  # (the turn, its extra coins so far): a handful is one note that counts them
+        self.extras_note = (None, None)  # (its note naming the player to move, the same without): drops.extras_note_over
         self.editor = None
         self.editing = 0  # which player's name the editor is changing
         self.back_to = Mode.MENU  # where the Rules screen returns to
@@ -292,6 +293,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         if self.note is not None and now >= self.note_until:
             self.note = None
         self._hint_over()
+        self.extras_note_over()
         self._screen.tick(self, now, board_now)
         self._settle(now)
         if self.pads_unknown:
