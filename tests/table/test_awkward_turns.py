@@ -270,3 +270,58 @@ def test_the_extra_coins_note_never_names_a_turn_that_is_over():
     # Bo's coin already in when the extra coins' reports came: "Bo to drop" was wrong as it was shown
     flow, m = _extra_coins_then_bo(bo_first=True)
     assert "to drop" not in flow.note.text, flow.note.text
+
+
+def test_a_press_that_puts_the_not_yet_note_away_never_carries_out_the_undo():
+    """Found by a newcomer: `8`, then 0.12 s later `BSpace Right Enter` (pause
+    menu, Undo) said "A coin is still falling. Undo once it has landed". The
+    note stayed up after the coin landed and went by itself 5 s after the
+    press: the press meant to put it away, a moment later, carried out the
+    undo. The note stays until pressed, says what a press does once the coin
+    is down, and that press only puts it away."""
+    from coindrel.events import EntryEvent
+
+    from .flowkit import make_flow, report_for, started
+
+    flow = make_flow(players=("Ann", "Bo"))
+    m = started(flow)
+    flow.on_event(EntryEvent(2.0, 7), 2.0)
+    for press in ("back", "next", "select"):
+        flow.on_action(press, 2.12)
+    assert flow.mode == "paused" and flow.note.title == "Not yet" and "still falling" in flow.note.text
+    flow.tick(2.6)
+    assert flow.note.title == "Not yet"  # the coin still falls
+    flow.on_report(report_for(m, 7, 1, t=2.0), 3.2)
+    flow.tick(3.2)
+    assert len(m.results) == 1 and m.phase == "turn"
+    v = flow.view(3.2)
+    assert "still falling" not in v.text and "Undo" in v.text and "press" in v.text.lower(), v
+    for now in (7.2, 8.0, 30.0):  # past the 5 s of a passing note: still up, as long as the players read it
+        flow.tick(now)
+        assert flow.view(now) == v
+    flow.on_action("select", 30.0)
+    assert len(m.results) == 1 and flow.mode == "paused" and flow.note is None, "the press only put the note away"
+    flow.on_action("select", 31.0)  # now the menu's Undo, as the note said
+    assert flow.mode == "restore" and m.results == []
+
+
+def test_the_not_yet_note_passes_as_any_note_once_its_screen_is_gone():
+    """The note holds only over the screen where it was shown (the pause menu,
+    whose press would undo): a landing coin that takes the table on (its drop
+    a mismatch, asked about) leaves it a passing note, gone in its few seconds."""
+    from coindrel.events import EntryEvent
+
+    from .flowkit import make_flow, report_for, started
+
+    flow = make_flow(players=("Ann", "Bo"))
+    m = started(flow)
+    flow.on_event(EntryEvent(2.0, 7), 2.0)
+    for press in ("back", "next", "select"):
+        flow.on_action(press, 2.12)
+    assert flow.note.title == "Not yet"
+    odd = report_for(m, 7, 1, t=2.0, verdict="mismatch", diagnosis=[type("F", (), {"say": "R1S1 stuck?"})()])
+    flow.on_report(odd, 3.2)
+    flow.tick(3.2)
+    assert flow.mode == "mismatch" and flow.note is not None
+    flow.tick(3.2 + 5.0)
+    assert flow.note is None and flow.view(8.2) is flow.diagnosis

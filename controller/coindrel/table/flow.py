@@ -35,9 +35,8 @@ from .restore import HandStep, restore_steps
 from .screens import SCREENS
 from .setupmenu import Choices, SetupMenu
 from .starting import OPPONENTS, Starting
-from .turns import MatchActions
+from .turns import NOTE_SECONDS, MatchActions
 
-NOTE_SECONDS = 5.0  # how long a note (a stray coin, a hint) stays over the match screen
 SEEN = 32  # club request ids remembered, so a request the broker delivers twice is shown once
 
 
@@ -102,6 +101,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.restore_asked: tuple[HandStep, ...] = ()  # the put-back's list as it first stood (turns.put_back)
         self.board_clock = (None, None, None)  # the last tick's (now, the board's clock, board time heard up to)
         self.undo_held = None  # (mode, press, board time): an undo pressed before the board was heard up to it
+        self.undo_refused = (None, None)  # ("Not yet" on screen for an undo, the mode it was shown on): turns.py
         self.restore_cut = (None, ())  # a coin went in before the board was put back: (its board time, the coin steps' pads)
         self.hit_exits: tuple[int, ...] = ()
         self.pauses: set[str] = set()
@@ -294,6 +294,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
             self.note = None
         self._hint_over()
         self.extras_note_over()
+        self.undo_refusal_over(now)
         self._screen.tick(self, now, board_now)
         self._settle(now)
         if self.pads_unknown:
