@@ -204,3 +204,124 @@ def test_one_chattering_entry_beam_is_named_alone_and_every_drop_scores(tmp_path
     assert not [a for a in rig.out.alerts if "chatters" not in a[1]], rig.out.alerts
     named = {f["fault"] for f in rig.table.reconciler.health().faults}
     assert named == {"entry_sensor_chatter"}, named
+
+
+def test_the_players_own_coin_just_before_back_is_their_drop_not_one_out_of_turn():
+    """Found by a newcomer: `3 BSpace` (back a few ms after Ann's own coin, whose
+    entry reached the table after the press) said "A coin came in out of turn,
+    while the match was paused", though it was Ann's turn."""
+    from coindrel.events import EntryEvent
+
+    from .flowkit import make_flow, report_for, started
+
+    flow = make_flow(players=("Ann", "Bo"))
+    m = started(flow)
+    flow.on_action("back", 2.0)
+    assert flow.mode == "paused"
+    flow.on_event(EntryEvent(1.99, 2), 2.01)  # in before the press, heard after it
+    flow.on_report(report_for(m, 2, 1, t=1.99), 3.0)
+    assert [r.player for r in m.results] == [1] and flow.mode == "mismatch"
+    [fact] = flow.diagnosis.facts
+    assert fact == "A coin went in as the match was paused: it counts as Ann's drop.", fact
+    assert "out of turn" not in " ".join(flow.diagnosis.facts + flow.diagnosis.findings)
+
+
+def _extra_coins_then_bo(bo_first: bool):
+    """Ann's coin into entry 3 and two more into entry 6 while it fell; then
+    Bo's coin into entry 5, in before the extra coins' reports or after."""
+    from coindrel.events import EntryEvent
+
+    from .flowkit import make_flow, report_for, started
+
+    flow = make_flow(players=("Ann", "Bo"))
+    m = started(flow)
+    for t, entry in ((2.0, 2), (2.1, 5), (2.2, 5)):
+        flow.on_event(EntryEvent(t, entry), t)
+    flow.on_report(report_for(m, 2, 1, t=2.0), 3.0)
+    assert m.to_move == 2
+    if bo_first:
+        flow.on_event(EntryEvent(3.1, 4), 3.1)
+    for k in (2, 3):
+        flow.on_report(report_for(m, 5, k, t=2.1), 3.2)
+    assert flow.note.title == "2 extra coins" and len(m.results) == 1
+    return flow, m
+
+
+def test_the_extra_coins_note_never_names_a_turn_that_is_over():
+    """Found by a newcomer: "2 extra coins ... Bo to drop." stayed on screen
+    while Ann was to move: the note named the player to move when the extra
+    coins' reports came, and stayed up (5 s) after Bo's drop."""
+    from coindrel.events import EntryEvent
+
+    from .flowkit import report_for
+
+    flow, m = _extra_coins_then_bo(bo_first=False)
+    assert flow.note.text.endswith("Bo to drop.") and m.to_move == 2  # true while it is Bo's turn
+    flow.on_event(EntryEvent(3.5, 4), 3.5)
+    flow.on_report(report_for(m, 4, 2, t=3.5), 4.0)
+    assert m.to_move == 1 and len(m.results) == 2
+    for now in (4.0, 4.1):  # as the drop is scored, and at the next tick
+        if now > 4.0:
+            flow.tick(now)
+        v = flow.view(now)
+        assert v.title == "2 extra coins" and "score nothing" in v.text, v  # still said, for its few seconds
+        assert "Bo to drop" not in v.text and "to drop" not in v.text, v.text
+
+    # Bo's coin already in when the extra coins' reports came: "Bo to drop" was wrong as it was shown
+    flow, m = _extra_coins_then_bo(bo_first=True)
+    assert "to drop" not in flow.note.text, flow.note.text
+
+
+def test_a_press_that_puts_the_not_yet_note_away_never_carries_out_the_undo():
+    """Found by a newcomer: `8`, then 0.12 s later `BSpace Right Enter` (pause
+    menu, Undo) said "A coin is still falling. Undo once it has landed". The
+    note stayed up after the coin landed and went by itself 5 s after the
+    press: the press meant to put it away, a moment later, carried out the
+    undo. The note stays until pressed, says what a press does once the coin
+    is down, and that press only puts it away."""
+    from coindrel.events import EntryEvent
+
+    from .flowkit import make_flow, report_for, started
+
+    flow = make_flow(players=("Ann", "Bo"))
+    m = started(flow)
+    flow.on_event(EntryEvent(2.0, 7), 2.0)
+    for press in ("back", "next", "select"):
+        flow.on_action(press, 2.12)
+    assert flow.mode == "paused" and flow.note.title == "Not yet" and "still falling" in flow.note.text
+    flow.tick(2.6)
+    assert flow.note.title == "Not yet"  # the coin still falls
+    flow.on_report(report_for(m, 7, 1, t=2.0), 3.2)
+    flow.tick(3.2)
+    assert len(m.results) == 1 and m.phase == "turn"
+    v = flow.view(3.2)
+    assert "still falling" not in v.text and "Undo" in v.text and "press" in v.text.lower(), v
+    for now in (7.2, 8.0, 30.0):  # past the 5 s of a passing note: still up, as long as the players read it
+        flow.tick(now)
+        assert flow.view(now) == v
+    flow.on_action("select", 30.0)
+    assert len(m.results) == 1 and flow.mode == "paused" and flow.note is None, "the press only put the note away"
+    flow.on_action("select", 31.0)  # now the menu's Undo, as the note said
+    assert flow.mode == "restore" and m.results == []
+
+
+def test_the_not_yet_note_passes_as_any_note_once_its_screen_is_gone():
+    """The note holds only over the screen where it was shown (the pause menu,
+    whose press would undo): a landing coin that takes the table on (its drop
+    a mismatch, asked about) leaves it a passing note, gone in its few seconds."""
+    from coindrel.events import EntryEvent
+
+    from .flowkit import make_flow, report_for, started
+
+    flow = make_flow(players=("Ann", "Bo"))
+    m = started(flow)
+    flow.on_event(EntryEvent(2.0, 7), 2.0)
+    for press in ("back", "next", "select"):
+        flow.on_action(press, 2.12)
+    assert flow.note.title == "Not yet"
+    odd = report_for(m, 7, 1, t=2.0, verdict="mismatch", diagnosis=[type("F", (), {"say": "R1S1 stuck?"})()])
+    flow.on_report(odd, 3.2)
+    flow.tick(3.2)
+    assert flow.mode == "mismatch" and flow.note is not None
+    flow.tick(3.2 + 5.0)
+    assert flow.note is None and flow.view(8.2) is flow.diagnosis

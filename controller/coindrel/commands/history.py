@@ -95,7 +95,8 @@ def print_match(detail, out) -> None:
     if len(s.players) == 2:
         out.write(f"{s.players[0]} {s.totals[0]}, {s.players[1]} {s.totals[1]}: {_outcome(s)}\n")
     for loss in detail.contents.losses:
-        out.write(f"Damaged: {loss.hole.where()} ({loss.hole.reason}): {loss.said}\n")
+        label = "Out of order" if loss.hole.moved else "Damaged"  # swapped lines lose nothing: no damage to fear
+        out.write(f"{label}: {loss.hole.where()} ({loss.hole.reason}): {loss.said}\n")
     if s.rounds:
         out.write("Rounds: " + "   ".join(f"{k}: {a}-{b}" for k, (a, b) in enumerate(s.rounds, start=1)) + "\n")
     if s.problem:

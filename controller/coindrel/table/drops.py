@@ -116,7 +116,7 @@ class DropInputs:
             facts.extend(self.put_back_facts(report, m.setup.players[result.player - 1]))
         elif not coin_screen.in_turn:
             name = m.setup.players[result.player - 1]
-            facts.append(f"A coin came in out of turn, while {coin_screen.aside}: it counts as {name}'s drop.")
+            facts.append(coin_screen.coin_in(name))
         if forced is not None and report.entry != forced:
             facts.append(f"Coin in {entry_label(report.entry)}; the clock chose {entry_label(forced)}.")
         self.blamed_halls = blamed_halls(report, self.geometry)
@@ -186,21 +186,36 @@ class DropInputs:
                                     f"(out of turn, scored nothing)", now)
         exits = tuple(report.scored_exits if report.scored_exits is not None else report.observed_exits)
         where = " ".join(str(x + 1) for x in sorted(exits)) or "none"
-        nxt = "" if m.over else f" {m.setup.players[m.to_move - 1]} to drop."
+        # "Bo to drop" only while it is so: not once Bo's coin is in (it may be, before these reports come)
+        nxt = f" {m.setup.players[m.to_move - 1]} to drop." if m.phase == PHASE_TURN and not m.over else ""
         turn = (id(m), len(m.results))
         shown = self.note is not None and now < self.note_until and self.note.title.lower().startswith(("extra coin", f"{self.extras[1]} extra"))
         n = self.extras[1] + 1 if shown and self.extras[0] == turn else 1
         self.extras = (turn, n)
         if n > 1:
             # a handful: one note counting them (each replaced the last, and 7 extra coins read as one)
-            self._note(MessageView(f"{n} extra coins", f"Out of turn: {n} extra coins while {who}'s coin "
-                                   f"fell, the last in {entry_label(report.entry)}. They score nothing; the board "
-                                   f"follows them.{nxt}", alert=True), now)
+            title, text = f"{n} extra coins", (f"Out of turn: {n} extra coins while {who}'s coin fell, the last in "
+                                               f"{entry_label(report.entry)}. They score nothing; the board follows them.")
         else:
-            self._note(MessageView("Extra coin", f"Out of turn: a second coin in {entry_label(report.entry)} while "
-                                   f"{who}'s coin fell. It scores nothing (exits {where}); the board follows it.{nxt}",
-                                   alert=True), now)
+            title, text = "Extra coin", (f"Out of turn: a second coin in {entry_label(report.entry)} while {who}'s coin "
+                                         f"fell. It scores nothing (exits {where}); the board follows it.")
+        self._note(MessageView(title, text + nxt, alert=True), now)
+        if nxt:
+            self.extras_note = (self.note, MessageView(title, text, alert=True))
         self._emit(fx.Sound("mismatch"))
+
+    def extras_note_over(self) -> None:
+        """The extra coins' note names the player to move for that turn only:
+        once the turn has moved on (a drop scored, or undone) it says the rest
+        for its few seconds, without "Bo to drop" (which stayed up while Ann was to move)."""
+        shown, plain = self.extras_note
+        if shown is None:
+            return
+        m = self.match
+        if self.note is not shown:
+            self.extras_note = (None, None)
+        elif m is None or (id(m), len(m.results)) != self.extras[0] or m.phase != PHASE_TURN:
+            self.note, self.extras_note = plain, (None, None)
 
     def coin_unaccounted(self, now: float) -> None:
         """A coin went in, but its drop never came back from the board (the
@@ -232,6 +247,7 @@ class DropInputs:
 
     def _after_drop(self, result, now: float) -> None:
         m = self.match
+        self.extras_note_over()
         if m.over or m.phase == PHASE_REVEAL:
             if not m.over:
                 self._emit(fx.Sound("round-over"))

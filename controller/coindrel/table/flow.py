@@ -35,9 +35,8 @@ from .restore import HandStep, restore_steps
 from .screens import SCREENS
 from .setupmenu import Choices, SetupMenu
 from .starting import OPPONENTS, Starting
-from .turns import MatchActions
+from .turns import NOTE_SECONDS, MatchActions
 
-NOTE_SECONDS = 5.0  # how long a note (a stray coin, a hint) stays over the match screen
 SEEN = 32  # club request ids remembered, so a request the broker delivers twice is shown once
 
 
@@ -74,6 +73,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.mode, self.since, self.scroll, self.selected = Mode.MENU, 0.0, 0, 0
         self.ending = False  # the pause menu asks "End the match?" before it abandons one
         self.extras = (None, 0)  # (the turn, its extra coins so far): a handful is one note that counts them
+        self.extras_note = (None, None)  # (its note naming the player to move, the same without): drops.extras_note_over
         self.editor = None
         self.editing = 0  # which player's name the editor is changing
         self.back_to = Mode.MENU  # where the Rules screen returns to
@@ -101,6 +101,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.restore_asked: tuple[HandStep, ...] = ()  # the put-back's list as it first stood (turns.put_back)
         self.board_clock = (None, None, None)  # the last tick's (now, the board's clock, board time heard up to)
         self.undo_held = None  # (mode, press, board time): an undo pressed before the board was heard up to it
+        self.undo_refused = (None, None)  # ("Not yet" on screen for an undo, the mode it was shown on): turns.py
         self.restore_cut = (None, ())  # a coin went in before the board was put back: (its board time, the coin steps' pads)
         self.hit_exits: tuple[int, ...] = ()
         self.pauses: set[str] = set()
@@ -295,6 +296,8 @@ class TableFlow(Starting, DropInputs, MatchActions):
         if self.note is not None and now >= self.note_until:
             self.note = None
         self._hint_over()
+        self.extras_note_over()
+        self.undo_refusal_over(now)
         self._screen.tick(self, now, board_now)
         self._settle(now)
         if self.pads_unknown:

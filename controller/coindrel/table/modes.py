@@ -54,6 +54,11 @@ class Screen:
     over_match: ClassVar[bool] = False  # the hub lost shows over it; messages and notes carry the turn clock
     messages: ClassVar[bool] = False  # a message (a question, a hint) shows over it until answered or timed out
 
+    def coin_in(self, name: str) -> str:
+        """What the players are told of a coin that went in while this screen
+        was up (one not ``in_turn``): it counts as ``name``'s drop."""
+        return f"A coin came in out of turn, while {self.aside}: it counts as {name}'s drop."
+
     def act(self, flow: "TableFlow", press: "Press", now: float) -> None:
         raise NotImplementedError
 

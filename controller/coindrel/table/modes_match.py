@@ -145,6 +145,11 @@ class Paused(Screen):
     mode = Mode.PAUSED
     aside = "the match was paused"
 
+    def coin_in(self, name):
+        # The player to move dropped it, often a moment before their back press reached the table: it was
+        # their turn, only paused ("out of turn" told Ann her own drop was not hers to make).
+        return f"A coin went in as {self.aside}: it counts as {name}'s drop."
+
     def act(self, flow, press, now):
         rows = tuple(Pause)
         if flow.ending:

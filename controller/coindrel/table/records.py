@@ -83,6 +83,9 @@ class Hole:
     reason: str
     repaired: tuple[Record, ...] = ()
     kinds: tuple[str, ...] = ()  # record kinds still legible in the damaged bytes
+    # intact records found later in the file than their number says (swapped lines): ``first``..``last``
+    # are the records out of order, nothing is missing
+    moved: tuple[Record, ...] = ()
 
     @property
     def numbers(self) -> range:
@@ -90,7 +93,7 @@ class Hole:
 
     @property
     def lost(self) -> bool:
-        return not self.repaired and not self.stray
+        return not self.repaired and not self.stray and not self.moved
 
     @property
     def stray(self) -> bool:
@@ -102,6 +105,10 @@ class Hole:
         size = f"{self.size} byte{'s' if self.size != 1 else ''} at byte {self.offset}"
         if self.stray:
             return f"a line between records {self.last} and {self.first} ({size})"
+        if self.moved:
+            rec = f"records {self.first} and {self.last}" if self.last == self.first + 1 else \
+                f"records {self.first}-{self.last}"
+            return f"{rec} (at byte {self.offset})"
         rec = f"record {self.first}" if self.first == self.last else f"records {self.first}-{self.last}"
         size = f"{self.size} byte{'s' if self.size != 1 else ''} at byte {self.offset}" if self.size else f"at byte {self.offset}"
         return f"{rec} ({size})"
@@ -174,6 +181,8 @@ def scan(data: bytes) -> Scan:
     bad: list[tuple[int, int, str]] = []  # damaged lines since the last trusted record: (start, end, why)
     pos, size, last_n = 0, len(data), 0
     foreign = ""
+    missing: set[int] = set()  # numbers skipped with no damaged line in their place (a line may be out of order)
+    moved: list[tuple[Record, int]] = []  # (a record found after a higher-numbered one, the record it came after)
     while pos < size:
         end = data.find(b"\n", pos, pos + MAX_LINE + 1)
         if end < 0:
@@ -184,6 +193,16 @@ def scan(data: bytes) -> Scan:
             pos = nxt + 1
             continue
         rec, why = _decode(data[pos:end], None)
+        if rec is not None and rec.n in missing and not (rec.n == 1 and _check_begin(rec)):
+            # Swapped lines: the record skipped a line or more ago, intact. It is kept, read in its numbered
+            # place (taken for a stray line, it was dropped, and its number said missing too)
+            if bad:
+                holes.append(_hole(data, bad, pos, last_n + 1, last_n, stray=True))
+                bad = []
+            missing.discard(rec.n)
+            moved.append((replace(rec, offset=pos, size=end + 1 - pos), last_n))
+            pos = end + 1
+            continue
         if rec is not None and rec.n <= last_n:
             rec, why = None, f"numbered {rec.n} where {last_n + 1} was expected"
         if rec is not None and rec.n == 1:
@@ -199,6 +218,8 @@ def scan(data: bytes) -> Scan:
         if bad or rec.n != last_n + 1:
             hole = _hole(data, bad, pos, last_n + 1, rec.n - 1, stray=rec.n == last_n + 1)
             holes.append(hole)
+            if not bad:
+                missing.update(hole.numbers)
             records.extend(hole.repaired)
         records.append(replace(rec, offset=pos, size=end + 1 - pos))
         last_n, pos, bad = rec.n, end + 1, []
@@ -221,6 +242,8 @@ def scan(data: bytes) -> Scan:
             tail = size
         else:
             damage = Damage(tail, size - tail, last_n + 1, reason, True, 0)
+    if moved:
+        records, holes = _in_order(records, holes, moved)
     if foreign or not records:
         # not this journal's (another format), or nothing in it can be trusted: the whole file is the damage
         reason = foreign or (bad[0][2] if bad else damage.reason if damage else "not a journal")
@@ -240,6 +263,37 @@ def _hole(data: bytes, bad: list, pos: int, first: int, last: int, fixed=None, s
 
 
 _KIND = re.compile(rb'"k":"(\w{1,12})"')
+
+
+def _in_order(records: list[Record], holes: list[Hole], moved: list[tuple[Record, int]]):
+    """The records with those found out of order in their numbered places, and
+    each hole of missing lines that they fill turned into one saying so (the
+    numbers still missing, if any, stay holes)."""
+    out = []
+    for h in holes:
+        found = [(r, after) for r, after in moved if h.size == 0 and h.lost and h.first <= r.n <= h.last]
+        if not found:
+            out.append(h)
+            continue
+        got = {r.n for r, _ in found}
+        left = [n for n in h.numbers if n not in got]
+        for run in _runs(left):
+            out.append(replace(h, first=run[0], last=run[-1]))
+        first, after = min(r.n for r, _ in found), max(a for _, a in found)
+        lines = ", ".join(f"record {r.n}'s line comes after record {a}'s" for r, a in found[:3])
+        out.append(Hole(h.offset, 0, first, after, f"{lines}{' ...' if len(found) > 3 else ''}",
+                        moved=tuple(r for r, _ in found)))
+    return sorted(records + [r for r, _ in moved], key=lambda r: r.n), out
+
+
+def _runs(numbers: list[int]) -> list[list[int]]:
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and runs[-1][-1] == n - 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return runs
 
 
 def _repair(region: bytes, first: int, last: int | None) -> list[Record] | None:

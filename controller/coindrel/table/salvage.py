@@ -41,11 +41,13 @@ class Loss:
 
     @property
     def nothing_lost(self) -> bool:
-        return bool(self.hole.repaired) or self.hole.stray
+        return bool(self.hole.repaired) or self.hole.stray or bool(self.hole.moved)
 
     def to_json(self) -> dict:
         h = self.hole
         records = {"records": [], "between": [h.last, h.first]} if h.stray else {"records": [h.first, h.last]}
+        if h.moved:
+            records["out_of_order"] = [r.n for r in h.moved]
         return {**records, "offset": h.offset, "size": h.size, "reason": h.reason,
                 "lost": self.said, "repaired": bool(h.repaired), "rebuilt": [r.kind for r in self.rebuilt]}
 
@@ -59,6 +61,10 @@ def fill(records: list[Record], holes: list[Hole]) -> tuple[list[Record], list[L
         if hole.repaired:
             how = "; ".join(f"record {r.n}: {r.repaired}" for r in hole.repaired)
             losses.append(Loss(hole, f"repaired exactly ({how}); nothing lost", hole.repaired))
+            continue
+        if hole.moved:
+            both = "both" if hole.last == hole.first + 1 else "all"
+            losses.append(Loss(hole, f"{both} kept, read in their numbered order; nothing lost"))
             continue
         if hole.stray:
             losses.append(Loss(hole, "a line that is no record of this journal, written in between them (not by "

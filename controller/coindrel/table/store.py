@@ -256,9 +256,10 @@ class MatchStore:
                 kept = f"; kept a byte-exact copy in {copy}"
             one = h.first == h.last or h.stray
             damaged = ("is" if one else "are") + (" damaged" if h.size else " missing")
-            damaged = "is no record" if h.stray else damaged
-            out.messages.append(f"{self.current}: {h.where()} of {which} {damaged} ({h.reason}): {loss.said}; "
-                                f"the {later} record{'s' if later != 1 else ''} after it still count{kept}")
+            damaged = "is no record" if h.stray else "are out of order" if h.moved else damaged
+            after = "" if h.moved else f"; the {later} record{'s' if later != 1 else ''} after it still count"
+            out.messages.append(f"{self.current}: {h.where()} of {which} {damaged} ({h.reason}): {loss.said}"
+                                f"{after}{kept}")
             notes.append(loss.to_json() | {"copy": kept[len('; kept a byte-exact copy in '):] or None})
         return notes
 

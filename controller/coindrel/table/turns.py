@@ -14,6 +14,11 @@ from .paging import choose_on_notice
 from .restore import Hand, as_asked, restore_steps
 
 HINT_SECONDS = 8.0
+NOTE_SECONDS = 5.0  # how long a note (a stray coin, a hint) stays over the match screen
+NOT_YET = MessageView("Not yet", "A coin is still falling. Undo once it has landed: it may be the drop to undo.",
+                      alert=True)
+LANDED = MessageView("Coin down", "No coin falls now. A press only closes this note; then Undo takes back the "
+                     "last drop.")
 
 
 class MatchActions:
@@ -130,8 +135,10 @@ class MatchActions:
     def _undo(self, now: float) -> None:
         m = self.match
         if self.coin_falling():
-            self._note(MessageView("Not yet", "A coin is still falling. Undo once it has landed: it may be the "
-                                   "drop to undo.", alert=True), now)
+            self._note(NOT_YET, now)
+            # Up until pressed: timed, it went while people read it, and the press meant to put it away
+            # a moment later chose Undo on the menu under it (``undo_refusal_over``)
+            self.note_until, self.undo_refused = float("inf"), (self.note, self.mode)
             return
         before = m.board.copy()
         try:
@@ -146,6 +153,22 @@ class MatchActions:
         # the reconciler goes on believing the board as it stands until the players have put it back
         self.pauses.discard("mismatch")
         self.put_back(now)
+
+    def undo_refusal_over(self, now: float) -> None:
+        """The "Not yet" of an undo stays until a press puts it away, which
+        does nothing else; once no coin falls it says so, and what a press
+        does now. Off the screen it was shown on (the landing coin took the
+        table on), it is a passing note again."""
+        note, mode = self.undo_refused
+        if note is None:
+            return
+        if self.note is not note:
+            self.undo_refused = (None, None)
+        elif self.mode != mode:
+            self.note_until, self.undo_refused = now + NOTE_SECONDS, (None, None)
+        elif note is NOT_YET and not self.coin_falling():
+            self.note = LANDED
+            self.undo_refused = (self.note, mode)
 
     def put_back(self, now: float) -> None:
         """Ask for the board to be put back as the undo left the match (``restore_coins``)."""
