@@ -30,6 +30,7 @@ from .carry_out import EffectsMixin
 from .diagnosing import TIMING_FILE, DiagnosisMixin
 from .flow import TableFlow
 from .history import list_matches
+from .known_faults import KnownFaultsMixin
 from .journal import JournalError
 from .loop import IDLE, STEP, LoopMixin, TableDied
 from .questions import QuestionsMixin
@@ -43,7 +44,7 @@ FALLING_PATIENCE = 8.0  # seconds with no drop report, no open group and the hub
 TIMING_EVERY = 8  # drop reports between saves of the board's learned timing (a kill loses at most these)
 
 
-class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin):
+class Table(SourceMixin, DiagnosisMixin, KnownFaultsMixin, EffectsMixin, LoopMixin, QuestionsMixin):
     def __init__(
         self,
         geometry: Geometry,
@@ -219,6 +220,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
             self._after_flow()
             if self.reports % TIMING_EVERY == 0:
                 self.save_timing()  # what it learned outlives a kill too, not only a clean stop
+            self.save_known_faults()  # and what it knows of the board's faults, after every drop
         self._check_falling(now)
         self.flow.tick(now, self.board_now())
         self._after_flow()
