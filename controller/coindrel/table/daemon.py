@@ -88,6 +88,7 @@ class Table(SourceMixin, DiagnosisMixin, KnownFaultsMixin, EffectsMixin, LoopMix
         )
         # the pads are asked about once what the hub saw meanwhile is reconciled (modes_pads)
         self.flow.board_quiet = lambda: not self.awaiting_board and not self.diagnosing
+        self.flow.lying_halls = self.lying_halls  # "Board is right" never takes a hall known to lie (known_faults.py)
         if display is not None and getattr(display, "size", None):
             self.flow.panel_size = tuple(display.size)  # notices page by what fits on this panel
         self.reconciler = None  # diagnosing.py builds it for the match

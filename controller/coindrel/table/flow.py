@@ -108,6 +108,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.need_clear = self.clear_confirmed = False
         self.pads_unknown = False  # board events were lost: the pads must be checked (modes_pads)
         self.board_quiet = lambda: True  # nothing of the board is still being reconciled (the daemon's)
+        self.lying_halls = lambda: frozenset()  # switches whose hall the board's known faults hold lying (the daemon's)
         self.last_board: BoardState | None = None  # the belief when the last match ended
         self.coins_between = False  # a coin went in with no match running: where it rests nobody knows
         self.board_moved_at = float("-inf")  # the last board event with no match running (starting.STILL_SECONDS)

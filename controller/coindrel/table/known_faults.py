@@ -157,6 +157,17 @@ class KnownFaultsMixin:
             self.drop_numbers, self.numbers_for, self.match_first_drop = numbers, self.flow.match, first
         self._faults_file.last = saved  # nothing changed yet: no write
 
+    def lying_halls(self) -> frozenset:
+        """The switches whose hall the board's persistent faults hold lying
+        (likelier than not): "Board is right" keeps their believed side."""
+        from ..engine import catalog
+
+        out = set()
+        for f in self.persistent_faults():
+            if f["fault"] == catalog.HALL_FAULT and f["confidence"] > 0.5 and f["where"] in self.geometry.labels:
+                out.add(self.geometry.labels.index(f["where"]))
+        return frozenset(out)
+
     def save_known_faults(self) -> None:
         """Save the reconciler's knowledge once it changed (after drops, and
         after the match set the board: an answer, an undo, a new match)."""
