@@ -34,7 +34,9 @@ class FaultsFile:
         self.dir = Path(state_dir)
         self.path = self.dir / FILE
         self._kw = {"datasync": datasync} if datasync is not None else {}
-        self._journal: Journal | None = None
+        # where the next record goes (None: the file is written anew); no file is held open between
+        # saves: a table is built again and again (a restart, a test) and never leaks a descriptor
+        self._end: tuple[int, int] | None = None
         self.last: dict | None = None  # what the file holds now (as written or read)
 
     def load(self) -> tuple[dict | None, list[str]]:
@@ -60,7 +62,7 @@ class FaultsFile:
         return state, messages
 
     def keep_damaged(self) -> Path | None:
-        self._journal = None  # written anew on the next save
+        self._end = None  # written anew on the next save
         try:
             return keep_copy(self.dir / "damaged", f"board-faults-{utc_stamp(time.time())}", ".journal",
                              self.path.read_bytes())
@@ -72,29 +74,28 @@ class FaultsFile:
         """Make ``state`` durable (nothing when it did not change). Raises JournalError."""
         if state == self.last:
             return
-        j = self._journal
-        if j is None or j.closed or j.next_n > COMPACT:
+        if self._end is None or self._end[0] > COMPACT:
             self._rewrite(state)
         else:
-            j.append("note", state)
+            n, size = self._end
+            self._end = None  # until the record is on disk: after a failed write the file is written anew
+            j = Journal.reopen(self.path, n, size, **self._kw)
+            try:
+                j.append("note", state)
+                self._end = (j.next_n, j.size)
+            finally:
+                j.close()
         self.last = state
 
     def _rewrite(self, state: dict) -> None:
-        if self._journal is not None:
-            self._journal.close()
-            self._journal = None
+        self._end = None
         lines = encode(1, "begin", {"format": FORMAT, "board_faults": True}) + encode(2, "note", state)
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             write_durably(self.path, lines)
-            self._journal = Journal.reopen(self.path, 3, len(lines), **self._kw)
         except OSError as e:
             raise JournalError(f"cannot save the board's faults to {self.path}: {e.strerror}") from None
-
-    def close(self) -> None:
-        if self._journal is not None:
-            self._journal.close()
-            self._journal = None
+        self._end = (3, len(lines))
 
 
 class KnownFaultsMixin:
