@@ -117,7 +117,8 @@ def test_the_table_with_its_child_scores_and_journals_as_the_table_inline(tmp_pa
     from coindrel.table.known_faults import FaultsFile
 
     saved = [FaultsFile(tmp_path / way).load()[0] for way in ("inline", "child")]
-    assert saved[0] is not None and saved[0]["faults"]["records"] and saved[1] == saved[0]
+    assert saved[0] is not None and saved[0]["faults"]["records"]
+    assert {**saved[1], "match": None} == {**saved[0], "match": None}  # (the match ids are the start's wall time)
 
 
 class _Gate:
