@@ -18,11 +18,12 @@ import math
 
 from ..engine.core import HOLE
 from .faults import fault_from_key, is_persistent, key
-from .health import FaultRecord
+from .health import FaultRecord, HealthTracker
 from .world import World, normalise
 
 VERSION = 1
-COUNTS = ("drops", "ok", "mismatches", "stray", "unexplained", "lost")
+# the tracker's counts (drops, ok, mismatches...), as it names them
+COUNTS = tuple(k for k, v in vars(HealthTracker()).items() if type(v) is int)
 
 
 def dump(rec) -> dict:
