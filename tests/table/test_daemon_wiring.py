@@ -251,7 +251,7 @@ def test_drop_and_revision_numbers_are_the_matchs_after_a_restart(tmp_path):
     _drop(table, now, 1.0)
     _drop(table, now, 8.0)
     assert len(table.flow.match.results) == 2
-    table.store.close()  # kill -9: a new process, a new reconciler counting from 1
+    table.store.close()  # kill -9: a new process, a new reconciler (counting on from the saved faults' drops)
     again = Table(G, Choices(clock="off"), source=HubLike(), store=MatchStore(tmp_path).open(), clock=lambda: now[0])
     again.resume(again.store.recover())
     assert len(again.flow.match.results) == 2
@@ -259,12 +259,18 @@ def test_drop_and_revision_numbers_are_the_matchs_after_a_restart(tmp_path):
     assert len(again.flow.match.results) == 3
     verdicts = [r.data for r in read_journal(again.journal.path).records if r.kind == "verdict"]
     assert [v["drop"] for v in verdicts if v.get("drop") is not None] == [1, 2, 3]
-    # a later drop re-explains the reconciler's drop 1 of this process: the match's drop 3
-    again.reconciler._revisions.append(Revision(revises=1, t=45.0, diagnosis=[]))
+    # a later drop re-explains the reconciler's first drop of this process: the match's drop 3
+    first = again.reconciler.drops
+    again.reconciler._revisions.append(Revision(revises=first, t=45.0, diagnosis=[]))
     again.step()
     verdicts = [r.data for r in read_journal(again.journal.path).records if r.kind == "verdict"]
     assert verdicts[-1]["revises"] == 3 and verdicts[-1]["drop"] is None
     assert again.flow.note is not None and again.flow.note.title == "About drop 3"
+    # and one of before the restart keeps the match's number (board-faults.journal holds the map)
+    again.reconciler._revisions.append(Revision(revises=1, t=46.0, diagnosis=[]))
+    again.step()
+    verdicts = [r.data for r in read_journal(again.journal.path).records if r.kind == "verdict"]
+    assert verdicts[-1]["revises"] == 1
 
 
 def test_a_second_coin_in_one_turn_is_journalled_as_no_drop_of_the_match(tmp_path):

@@ -113,6 +113,12 @@ def test_the_table_with_its_child_scores_and_journals_as_the_table_inline(tmp_pa
     child = _play(tmp_path / "child", events, True, kills)
     assert any(kind == "verdict" and d.get("verdict") not in ("ok", None) for kind, d in inline[0])
     assert child == inline
+    # the board's faults, as the child knew them, saved as the inline table saved them (known_faults.py)
+    from coindrel.table.known_faults import FaultsFile
+
+    saved = [FaultsFile(tmp_path / way).load()[0] for way in ("inline", "child")]
+    assert saved[0] is not None and saved[0]["faults"]["records"]
+    assert {**saved[1], "match": None} == {**saved[0], "match": None}  # (the match ids are the start's wall time)
 
 
 class _Gate:

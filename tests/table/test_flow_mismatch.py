@@ -223,14 +223,19 @@ def test_board_is_right_believes_the_switches_as_the_halls_read_them():
     assert any(e.get("do") == "board" for e in m.log)  # journalled: a restart believes it too
 
 
-@pytest.mark.parametrize("confidence, kept", [(0.9, True), (0.6, False)])
-def test_board_is_right_keeps_a_hall_the_diagnosis_holds_lying(confidence, kept):
+@pytest.mark.parametrize("confidence, first, kept", [(0.9, True, True), (0.6, True, True), (0.5, True, True),
+                                                     (0.9, False, True), (0.4, False, False)])
+def test_board_is_right_keeps_a_hall_the_diagnosis_holds_lying(confidence, first, kept):
     """Found by a newcomer (sim --fault hall_fault@R4S1,mode=inverted ended
     "Faults named: jam at R4S1 right outlet"): "Board is right" is also the
     back button, and players see rockers, not sensors; a hall the diagnosis
-    on screen is sure of lying keeps the side the cascade proved. A hall
-    fault it is not sure of (a tie after an outage) is the players' to deny."""
-    from coindrel.engine import HallFault
+    on screen is sure of lying, or names lying first, keeps the side the
+    cascade proved (a newcomer's hall_fault@R2S3,mode=stuck tied with a
+    stuck rocker at 0.5: "Board is right" took the lying reading, believed
+    R2S3 right with a coin on it, the rocker left, and the next mismatch was
+    blamed on a jam). A hall fault named after a likelier explanation, and
+    not sure, is the players' to deny."""
+    from coindrel.engine import HallFault, SwitchStuck
     from coindrel.reconcile.belief import Finding
 
     flow = make_flow()
@@ -241,8 +246,10 @@ def test_board_is_right_keeps_a_hall_the_diagnosis_holds_lying(confidence, kept)
     believed = bytearray(o.board.codes)
     r3s4 = G.labels.index("R3S4")
     believed[r3s4] ^= 1  # the cascade proved R3S4 on the other side than its hall reads
+    hall, other = Finding(HallFault("R3S4"), confidence), Finding(SwitchStuck("R3S4"), 1.0 - confidence)
+    diagnosis = [hall, other] if first else [other, hall]
     rep = DropReport(drop=1, entry=3, entry_seen=True, t=1.0, expected_exits=o.exits, observed_exits=o.exits,
-                     verdict="mismatch", diagnosis=[Finding(HallFault("R3S4"), confidence)],
+                     verdict="mismatch", diagnosis=diagnosis,
                      state=BoardState(G, bytes(believed)).rows(), scored_exits=o.exits)
     flow.on_report(rep, 2.0)
     kinds(flow)

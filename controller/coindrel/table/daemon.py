@@ -31,6 +31,7 @@ from .diagnosing import TIMING_FILE, DiagnosisMixin
 from .flow import TableFlow
 from .history import list_matches
 from .journal import DiskFull, JournalError
+from .known_faults import KnownFaultsMixin
 from .loop import IDLE, STEP, LoopMixin, TableDied
 from .questions import QuestionsMixin
 from .setupmenu import Choices
@@ -43,7 +44,7 @@ FALLING_PATIENCE = 8.0  # seconds with no drop report, no open group and the hub
 TIMING_EVERY = 8  # drop reports between saves of the board's learned timing (a kill loses at most these)
 
 
-class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin):
+class Table(SourceMixin, DiagnosisMixin, KnownFaultsMixin, EffectsMixin, LoopMixin, QuestionsMixin):
     def __init__(
         self,
         geometry: Geometry,
@@ -87,6 +88,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
         )
         # the pads are asked about once what the hub saw meanwhile is reconciled (modes_pads)
         self.flow.board_quiet = lambda: not self.awaiting_board and not self.diagnosing
+        self.flow.lying_halls = self.lying_halls  # "Board is right" never takes a hall known to lie (known_faults.py)
         if display is not None and getattr(display, "size", None):
             self.flow.panel_size = tuple(display.size)  # notices page by what fits on this panel
         self.reconciler = None  # diagnosing.py builds it for the match
@@ -233,6 +235,7 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
             self._after_flow()
             if self.reports % TIMING_EVERY == 0:
                 self.save_timing()  # what it learned outlives a kill too, not only a clean stop
+            self.save_known_faults()  # and what it knows of the board's faults, after every drop
         self._check_falling(now)
         self.flow.tick(now, self.board_now(), self._heard())
         self._after_flow()

@@ -36,7 +36,7 @@ from operator import methodcaller
 from ..engine import BoardState, EngineError, Match
 from ..events import StatusEvent
 from ..limits import SMALL, read_limited
-from ..reconcile import Reconciler
+from ..reconcile import Reconciler, knowledge
 from .journal import write_durably
 from ..nesting import json_kind, loads_json
 
@@ -219,6 +219,7 @@ class DiagnosisMixin:
                 _PadsKnown(falling)(self.reconciler)
             if by_hand:
                 self.reconciler.set_by_hand(by_hand)
+        self.save_known_faults()  # a new match, an answer, an undo: the faults as the board was set
 
     def _hands(self, on: bool, steps: tuple = ()) -> None:
         call = methodcaller("hands_on", tuple(steps)) if on else methodcaller("hands_off")  # (pickles to the reconciler's process)
@@ -238,7 +239,9 @@ class DiagnosisMixin:
             variants = match.setup.variants if match is not None else None
             board = match.board if match is not None else BoardState.empty(self.geometry)
             if self._in_process:
-                self.reconciler = Reconciler(self.geometry, board, variants, sensors=self.sensors)
+                first, self.reconciler = self.reconciler is None, Reconciler(self.geometry, board, variants, sensors=self.sensors)
+                if first:
+                    self.give_known_faults(self.reconciler)  # (the child's old one, if it knows any, wins)
                 carry = CarryTiming(self._read_timing(), self._timing_path is not None)
                 self._save_timing_on_worker()  # the old one's (the child carries it to the new one)
                 self._diag.adopt(self.reconciler, carry)
@@ -247,12 +250,16 @@ class DiagnosisMixin:
                 return self.reconciler
             if self._diag is not None:
                 self._save_timing_on_worker()  # the old one's, before the new one reads it
-            self.reconciler = Reconciler(self.geometry, board, variants, sensors=self.sensors)
+            old, self.reconciler = self.reconciler, Reconciler(self.geometry, board, variants, sensors=self.sensors)
             self.drop_numbers, self.numbers_for = {}, None  # a new reconciler counts from 1
+            if old is None:
+                self.give_known_faults(self.reconciler)  # the board's faults, as saved before a restart
             if self._diag is not None:
-                self._diag.call(lambda rec, new=self.reconciler: self._restore_timing(new))
+                self._diag.call(lambda rec, new=self.reconciler: (self._restore_timing(new), knowledge.carry(rec, new)))
             else:
                 self._restore_timing(self.reconciler)
+                if old is not None:
+                    knowledge.carry(old, self.reconciler)  # the board's faults outlive a match of other variants
             self._wrap()
         return self.reconciler
 
@@ -394,6 +401,7 @@ class CarryTiming:
         src = old.timing.to_json() if self.kept and old.timing.learned else self.saved
         if src is not None:
             _restore(new, src, TIMING_FILE)
+        knowledge.carry(old, new)  # and the board's faults (known_faults.py)
 
 
 __all__ = ["TIMING_FILE", "CarryTiming", "DiagnosisMixin"]

@@ -119,7 +119,7 @@ class DropInputs:
             facts.append(coin_screen.coin_in(name))
         if forced is not None and report.entry != forced:
             facts.append(f"Coin in {entry_label(report.entry)}; the clock chose {entry_label(forced)}.")
-        self.blamed_halls = blamed_halls(report, self.geometry)
+        self.blamed_halls = blamed_halls(report, self.geometry) | self.lying_halls()
         if report.verdict != "ok" or facts or report.diagnosis:
             self.diagnosis = mismatch_view(report, findings=report.diagnosis[:3], facts=tuple(facts), options=ANSWERS)
             if self.diagnosis.drop != len(m.results):  # the match's count (a restarted reconciler counts anew)
@@ -306,12 +306,16 @@ BLAMED = TIED
 
 def blamed_halls(report, geometry) -> frozenset:
     """The switches whose hall sensor ``report``'s diagnosis holds lying (its
-    hall_fault findings at BLAMED or more): "Board is right", which is also
-    the mismatch screen's back button, does not take their readings."""
+    first explanation, and its hall_fault findings at BLAMED or more): "Board
+    is right", which is also the mismatch screen's back button, does not take
+    their readings. The first explanation at any confidence: the screen named
+    that hall lying, and a newcomer's "Board is right" on a hall tied with a
+    stuck rocker took the lying reading (R2S3 right with a coin on it, the
+    rocker left), and the next mismatch was blamed on a jam that was not there."""
     out = set()
-    for f in getattr(report, "diagnosis", None) or ():
+    for i, f in enumerate(getattr(report, "diagnosis", None) or ()):
         fault = getattr(f, "fault", None)
-        if getattr(fault, "name", None) == catalog.HALL_FAULT and f.confidence >= BLAMED:
+        if getattr(fault, "name", None) == catalog.HALL_FAULT and (i == 0 or f.confidence >= BLAMED):
             try:
                 out.add(geometry.index(fault.switch))
             except EngineError:

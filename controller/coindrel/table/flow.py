@@ -116,6 +116,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.unseen_away = "the hub was away"  # while what they moved (the table's own restart: resync.py)
         self.loss_asked = None  # the daemon's "Events lost" question, which the pads check answers too
         self.board_quiet = lambda: True  # nothing of the board is still being reconciled (the daemon's)
+        self.lying_halls = lambda: frozenset()  # switches whose hall the board's known faults hold lying (the daemon's)
         self.last_board: BoardState | None = None  # the belief when the last match ended
         self.coins_between = False  # a coin went in with no match running: where it rests nobody knows
         self.board_moved_at = float("-inf")  # the last board event with no match running (starting.STILL_SECONDS)

@@ -197,6 +197,7 @@ class SourceMixin:
             self._save(self.journal.note, {"superseded": left, "why": "reconciled again after a restart"})
         if carried:
             last = max(last, max(carried))
+        self.resume_known_faults()  # the board's faults, as known when the table stopped
         self._unseen_again(records, last)
         pending = open_events(records, last)
         self.flow.falling_since = self.now()

@@ -5,6 +5,9 @@ Layout (``[storage] state_dir``, /var/lib/coindrel under systemd)::
     match.journal              the match in progress (absent between matches)
     history/0042-20260301T141502Z.journal   finished and abandoned matches
     damaged/                   byte-exact copies of whatever recovery cut off
+    board-faults.journal       the board's persistent faults as last known (known_faults.py)
+    board-timing.json          the board's timing as learned (diagnosing.py)
+    waiting.journal            the club's requests waiting for a person (waiting.py)
     lock                       held by the one daemon using the directory
 
 On start, ``recover()`` turns whatever a crash or power cut left into a match
