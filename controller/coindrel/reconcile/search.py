@@ -97,6 +97,7 @@ class Search:
         self.proven = proven  # switches whose pad side a cascade has confirmed since the hall alone last set it
         self.unsure = unsure  # switches whose pad nobody saw while events were lost (a coin may rest there, or not)
         self.asked: frozenset | set = frozenset()  # of those, pads a put-back asked people to change by hand
+        self.unput: frozenset = frozenset()  # rockers a put-back held past may have left as they were (hands.not_put_back)
         self.settling: dict = {}  # switch -> when a coin came to rest there lately (it may still slide off)
         self.fresh: dict = {}  # entry switch -> turns since a coin last flipped it over to its empty inlet pad (handful.py)
         self.evaluations = 0

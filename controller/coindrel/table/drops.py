@@ -112,6 +112,7 @@ class DropInputs:
         if forced is not None and report.entry != forced:
             facts.append(f"Coin in {entry_label(report.entry)}; the clock chose {entry_label(forced)}.")
         self.blamed_halls = blamed_halls(report, self.geometry)
+        self.suspect_halls = blamed_halls(report, self.geometry, SUSPECTED)
         if report.verdict != "ok" or facts or report.diagnosis:
             self.diagnosis = mismatch_view(report, findings=report.diagnosis[:3], facts=tuple(facts), options=ANSWERS)
             if self.diagnosis.drop != len(m.results):  # the match's count (a restarted reconciler counts anew)
@@ -280,14 +281,21 @@ class DropInputs:
 BLAMED = TIED
 
 
-def blamed_halls(report, geometry) -> frozenset:
+# A hall any explanation of the drop names (lying, or its rocker unseated):
+# undoing that drop, the put-back lists its rocker to check by eye.
+SUSPECTED = 0.0
+
+
+def blamed_halls(report, geometry, sure: float = BLAMED) -> frozenset:
     """The switches whose hall sensor ``report``'s diagnosis holds lying (its
-    hall_fault findings at BLAMED or more): "Board is right", which is also
-    the mismatch screen's back button, does not take their readings."""
+    hall_fault findings at ``sure`` or more): "Board is right", which is also
+    the mismatch screen's back button, does not take their readings. With
+    ``sure`` SUSPECTED, every hall a finding doubts (unseated rockers too)."""
     out = set()
+    doubted = (catalog.HALL_FAULT,) if sure > SUSPECTED else (catalog.HALL_FAULT, catalog.SWITCH_UNSEATED)
     for f in getattr(report, "diagnosis", None) or ():
         fault = getattr(f, "fault", None)
-        if getattr(fault, "name", None) == catalog.HALL_FAULT and f.confidence >= BLAMED:
+        if getattr(fault, "name", None) in doubted and f.confidence >= sure:
             try:
                 out.add(geometry.index(fault.switch))
             except EngineError:
