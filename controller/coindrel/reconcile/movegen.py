@@ -81,7 +81,7 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
                 out.append(Move("add", s, fault=_fault(CoinAdded, label, True, "", "", asked) if unseen else _fault(CoinAdded, label),
                                 cost=UNSEEN_COST if unseen else _LOG[catalog.COIN_ADDED]))
             if s in idx.halls and s in search.unput:  # left as it was, a put-back held past: once, no fault
-                out.append(Move("pad", s, fault=_fault(MovedByHand, label, True), cost=UNSEEN_COST))
+                out.append(Move("unput", s, fault=_fault(MovedByHand, label, True), cost=UNSEEN_COST))
             elif s in idx.halls:
                 out.append(Move("pad", s, fault=_fault(HallFault, label), cost=DOUBT_HIDDEN_PAD))
             else:

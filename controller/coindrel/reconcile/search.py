@@ -75,7 +75,7 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("handful", "left", "stuck", "sticky", "slip", "chute", "chute1", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed",
+MOVE_KINDS = ("handful", "left", "stuck", "sticky", "slip", "chute", "chute1", "add", "remove", "lost", "pad", "unput", "fix", "spare", "entry", "entry+rest", "missed",
               "unchatter", "hand", "hand_after", "hand_at", "cleared", "cleared+", "release", "release+", "late", "phantom")
 
 
@@ -162,6 +162,8 @@ class Search:
             elif k == "pad":
                 codes[s] ^= PAD_R
                 assumed.add(s)
+            elif k == "unput":  # a put-back held past left it as it was (its hall, held lying, said so)
+                codes[s] ^= PAD_R
             elif k in ("fix", "spare"):
                 (removed if k == "fix" else spared).append(m.fault)
                 if isinstance(m.fault, SwitchStuck):
