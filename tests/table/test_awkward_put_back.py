@@ -103,3 +103,19 @@ def test_a_rocker_not_put_back_and_held_past_is_no_fault(tmp_path):
     flagged = [r for r in reports if r.drop is not None and r.verdict != "ok"]
     assert not flagged, [(r.drop, [(f.fault.name, f.fault.where) for f in r.diagnosis[:2]]) for r in flagged]
     assert not rec.worlds[0].faults
+
+
+def test_restore_steps_list_a_suspected_rocker_unless_hall_and_belief_both_have_it_right():
+    from coindrel.engine import BoardState, standard_geometry
+    from coindrel.table.restore import EYE, as_asked, restore_steps
+
+    g = standard_geometry()
+    target = BoardState.parse("LLLLLLLL/LLRLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL", g)  # R2S3 at R
+    after = BoardState.parse("LLLLLLLL/LLLLLLL/LLLLLLLL/LLLLLLL/LLLLLLLL", g)  # the undone drop turned it L
+    s = g.index("R2S3")
+    halls = {s: "R"}  # a stuck hall, reading the side wanted
+    assert restore_steps(target, halls, (after, target)) == []  # (what the newcomer got)
+    steps = restore_steps(target, halls, (after, target), suspect={s})
+    assert [(x.hand, x.switch, x.side, x.by_eye) for x in steps] == [(Hand.FLIP, s, "R", True)]
+    assert as_asked(steps) == ((EYE, s, "R"),)
+    assert restore_steps(target, halls, (target, target), suspect={s}) == []  # nothing says it is off
