@@ -84,3 +84,12 @@ def test_a_rocker_held_past_not_yet_whose_hall_is_held_lying_is_the_board_not_pu
     assert "not put back" in say(first) and "not a fault" in say(first)
     assert rec.worlds[0].faults == {HallFault("R1S8")}  # nothing new blamed; the hall was held lying already
     assert rec.belief.text() == truth.text() and not rec.unput  # a coin met it: known again
+
+
+def test_a_coin_before_the_press_meets_a_rocker_to_check_by_eye_as_listed():
+    """A suspected hall (still reading L) cannot say R2S1 was pushed to R:
+    the coin meets it as the list asked once the rockers seen are back."""
+    rec = Reconciler(G, BoardState.parse(START, G))
+    rec.hands_on((("flip-by-eye", G.index("R2S1"), "R"),))
+    rec.feed(EntryEvent(1.1, 7))
+    assert not rec.hands_busy and rec.belief.pad("R2S1") == 1
