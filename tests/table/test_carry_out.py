@@ -70,8 +70,9 @@ class FakeTable(EffectsMixin):
     def _new_match(self, match):
         self.log.append(("new_match", match))
 
-    def _believe(self, board, halls_right=False, by_hand=frozenset()):
-        self.log.append(("believe", board, halls_right) + ((tuple(sorted(by_hand)),) if by_hand else ()))
+    def _believe(self, board, halls_right=False, by_hand=frozenset(), unput=frozenset()):
+        said = (tuple(sorted(by_hand)),) if by_hand else ()
+        self.log.append(("believe", board, halls_right) + said + ((("unput", tuple(sorted(unput))),) if unput else ()))
 
     def _hands(self, on, steps=()):
         self.log.append(("hands", on) + ((steps,) if steps else ()))
@@ -94,7 +95,7 @@ def test_each_effect_reaches_its_output_or_the_table_in_order():
     log = carry(FakeTable(), fx.Sound("score"), fx.Led(3, "blink"), fx.Led(2, "off"), fx.LedsOff(),
                 fx.Drop(4), fx.Wake(), fx.NewMatch("M"), fx.Belief("B", halls_right=True),
                 fx.Expect(1), fx.EndMatch("finished", "M"), fx.Hands(True, (("flip", 2, "L"),)), fx.Belief("C", by_hand=frozenset({3, 1})),
-                fx.Hands(False))
+                fx.Hands(False), fx.Belief("D", unput=frozenset({7})))
     assert log == [
         ("buzzer", "play", ("score", 5.0), {}),
         ("leds", "blink", (3, 5.0), {}), ("hub", {"leds": [3]}),
@@ -104,6 +105,7 @@ def test_each_effect_reaches_its_output_or_the_table_in_order():
         ("display", "wake", (5.0,), {}),
         ("new_match", "M"), ("believe", "B", True), ("expect", True), ("end_match", "finished", "M"),
         ("hands", True, (("flip", 2, "L"),)), ("believe", "C", False, (1, 3)), ("hands", False),
+        ("believe", "D", False, ("unput", (7,))),
     ]
 
 

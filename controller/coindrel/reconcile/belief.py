@@ -93,7 +93,22 @@ def findings(ranked: list[tuple], believed=None) -> list[Finding]:
                 partners[f] = tuple(g for g in shown if g != f)
     out = [Finding(f, p, partners[f]) for f, p in conf.items() if p >= LIST_FLOOR]
     out.sort(key=lambda x: (-x.confidence, x.fault.name, x.fault.where))
+    _unput_first(out)
     return out[:LIST_MAX] if out else [Finding(f, p, partners[f]) for f, p in sorted(conf.items(), key=lambda kv: -kv[1])[:1]]
+
+
+def _unput_first(out: list) -> None:
+    """A rocker a put-back held past left as it was (``hands.not_put_back``)
+    is told before the known hall fault at it that shows with it (the hall
+    that could not say so): the story is the board not put back."""
+    for i, x in enumerate(out):
+        if not getattr(x.fault, "unput", False):
+            continue
+        for j in range(i):
+            y = out[j]
+            if y.fault.name == catalog.HALL_FAULT and y.fault.where == x.fault.where and y.confidence - x.confidence < 0.01:
+                out.insert(j, out.pop(i))
+                break
 
 
 def _by_name(f) -> tuple:

@@ -37,7 +37,7 @@ NO_CAUSE = math.log(0.02)
 # that hall says so; this much earlier than its cause is allowed.
 EARLY = 0.15
 _DOUBTED = (HallFault, SwitchUnseated)
-_MOVED = frozenset(("hand", "hand_after", "hand_at", "handful", "pad", "late"))  # ("handful": its s is an entry's number)
+_MOVED = frozenset(("hand", "hand_after", "hand_at", "handful", "pad", "unput", "late"))  # ("handful": its s is an entry's number)
 _UNTIMED = frozenset(("entry", "entry+rest", "missed", "cleared", "cleared+", "release", "release+", "phantom"))  # coins no event timed
 
 

@@ -46,6 +46,7 @@ class SwitchUnseated(Fault):
 @dataclass(frozen=True)
 class MovedByHand(Fault):
     switch: str
+    unput: bool = False  # a rocker the players held past "Not yet" without putting it back (``NOT_PUT_BACK``)
     name: ClassVar[str] = catalog.MOVED_BY_HAND
 
     @property
@@ -264,6 +265,11 @@ ASKED_PAD = MappingProxyType({
     catalog.UNEXPLAINED: "What the board did does not follow from the coins believed on the pads that were set by hand "
                          "when the board was put back after the undo: check the pads (not a fault).",
 })
+# A rocker the put-back listed, left as it was when the players held past
+# "Not yet" (its hall, held lying, could not tell): found there later, it is
+# the board not put back, once, not a fault.
+NOT_PUT_BACK = ("{where} was on the other side: the board was not put back there after the undo (not a fault). "
+                "Check it by eye; its hall sensor is still held wrong.")
 # How likely an unknown pad is to hold what the controller did not expect:
 # the coins that fell unseen rest on, or knock off, pads like any others.
 UNSEEN_PAD_PRIOR = 0.2
@@ -272,7 +278,9 @@ UNSEEN_PAD_PRIOR = 0.2
 def say(fault: Fault, together: tuple[Fault, ...] = ()) -> str:
     """One sentence a person understands; ``together`` names the faults that
     only with this one explain the drop."""
-    if getattr(fault, "unseen", False):
+    if getattr(fault, "unput", False):
+        text = NOT_PUT_BACK.format(where=fault.where)
+    elif getattr(fault, "unseen", False):
         text = (ASKED_PAD if getattr(fault, "asked", False) else UNSEEN_PAD)[fault.name].format(where=fault.where)
     elif getattr(fault, "tipped_to", ""):
         text = (f"Or that coin was put by hand on {fault.where}'s pad, on the side away from its inlet, and a coin "

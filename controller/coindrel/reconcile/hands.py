@@ -21,6 +21,7 @@ from ..events import SwitchEvent
 from .world import World
 
 FLIP, COIN_ON, COIN_OFF = "flip", "coin-on", "coin-off"  # (the table's ``restore.Hand`` values)
+EYE = "flip-by-eye"  # a flip at a rocker whose hall is suspected (``restore.EYE``): no reading says it is done
 
 
 class Hands:
@@ -28,13 +29,14 @@ class Hands:
 
     asked: frozenset = frozenset()  # unsure pads a put-back asked hands to change (a class default: old checkpoints)
     hands_steps: tuple = ()  # what the hands were asked to do, in the list's order (``hands_on``)
+    unput: frozenset = frozenset()  # rockers held lying a put-back held past may have left as they were
 
     @property
     def hands_busy(self) -> bool:
         return "hands_from" in self.__dict__
 
     def hands_on(self, steps: tuple = ()) -> None:
-        """``steps``: (``"coin-off"``/``"flip"``/``"coin-on"``, switch, side), as listed."""
+        """``steps``: (``"coin-off"``/``"flip"``/``"flip-by-eye"``/``"coin-on"``, switch, side), as listed."""
         self.__dict__.setdefault("hands_from", self.worlds[0].faults)
         self.hands_steps = tuple(steps)
 
@@ -74,6 +76,10 @@ class Hands:
             if pos in ("L", "R") and codes[s] != HOLE and s not in lying:
                 codes[s] = (codes[s] & ~PAD_R & 0xFF) | (pos == "R")
         flips = [self.readings[s] == side for hand, s, side in steps if hand == FLIP]
+        for hand, s, side in steps:
+            if hand == EYE and codes[s] != HOLE:  # its hall cannot tell: done once the rockers seen are
+                put = side == "R" if all(flips) else w.codes[s] & PAD_R
+                codes[s] = (codes[s] & ~PAD_R & 0xFF) | put
         pads = set()
         for hand, s, _side in steps:
             if hand not in (COIN_ON, COIN_OFF) or codes[s] == HOLE:
@@ -93,3 +99,19 @@ class Hands:
         # (pads unseen since an outage keep the outage's words)
         self.asked = frozenset(pads) if not self.unsure else frozenset(self.asked | (pads - self.unsure))
         self.unsure = set(self.unsure) | pads
+
+    def not_put_back(self, rockers) -> None:
+        """``rockers`` (switch numbers): listed by a put-back the players held
+        past "Not yet", so left where their halls read them, as the board
+        just set has them. A hall held lying proves nothing: its rocker is
+        believed as the list asked, and a later drop that finds it otherwise
+        tells of the board not put back (``faults.NOT_PUT_BACK``), not of a
+        fault."""
+        w = self.worlds[0]
+        lying = {s for s in rockers if s in (w.index.halls | w.index.unseated) and w.codes[s] != HOLE}
+        if lying:
+            codes = bytearray(w.codes)
+            for s in lying:
+                codes[s] ^= PAD_R  # the side listed: the other one than its hall reads
+            self.worlds = [World(self.geometry, bytes(codes), w.faults)]
+        self.unput = frozenset(lying)

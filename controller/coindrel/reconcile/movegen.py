@@ -80,7 +80,9 @@ def generate(search, world, trace, base: tuple = ()) -> list[Move]:
             else:
                 out.append(Move("add", s, fault=_fault(CoinAdded, label, True, "", "", asked) if unseen else _fault(CoinAdded, label),
                                 cost=UNSEEN_COST if unseen else _LOG[catalog.COIN_ADDED] + pad_turns(search, world, s)))
-            if s in idx.halls:
+            if s in idx.halls and s in search.unput:  # left as it was, a put-back held past: once, no fault
+                out.append(Move("unput", s, fault=_fault(MovedByHand, label, True), cost=UNSEEN_COST))
+            elif s in idx.halls:
                 out.append(Move("pad", s, fault=_fault(HallFault, label), cost=DOUBT_HIDDEN_PAD))
             else:
                 proven = PROVEN if s in search.proven else 0.0

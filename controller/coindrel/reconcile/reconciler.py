@@ -270,6 +270,7 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
 
     def _set_belief(self, state: BoardState, keep_faults: bool, halls_right: bool) -> None:
         self.tips.clear()  # the board as set now: no coin tipped unseen before it
+        self.unput = frozenset()  # (``not_put_back`` says again which rockers a put-back left)
         self.__dict__.get("fresh", {}).clear()  # nor a handful's coin left resting unseen
         if halls_right and keep_faults:
             self.worlds = vouched_worlds(self.worlds, state, self.readings, self.switch_index)
@@ -342,7 +343,7 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
         searched = min(LIVE_MAX, len(live))
         search = Search(self.physics, obs, [e for _, e in obs.entries], self.sensors, self.timing.chatter_window, self.labels,
                         self.budget, self.timing.flip_limit, self.proven, self.rates.spare_cost, frozenset(self.unsure))
-        search.asked = self.asked
+        search.asked, search.unput = self.asked, self.unput
         settling = search.settling = self.__dict__.setdefault("settling", {})  # (a checkpoint from before it has none)
         fresh, search.fresh = turns_since(self.__dict__.setdefault("fresh", {}), self.drops + 1)
         if obs.entries:
@@ -356,6 +357,8 @@ class Reconciler(PlainVerdicts, LinkOutage, OffSeat, Hands):
         if not ranked:
             return self._unexplained(obs, prev)
         best = ranked[0][1]
+        if self.unput:  # a coin of this drop met them: their side is known now, one way or the other
+            self.unput = self.unput - {a >> 3 for a in best.trace.arrivals}
         if self.unsure and seen_whole and not any(m.kind in ("add", "remove") and m.s in self.unsure for m in best.moves):
             # the pads this drop's coins reached fit as believed: known again (an
             # explanation that changed unseen pads is a guess, and proves none)

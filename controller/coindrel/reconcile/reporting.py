@@ -33,7 +33,7 @@ def drop_reports(physics, obs, best, order, found, prev_codes: bytes, ok: bool, 
     # A change to the belief (a coin added or taken, a pad the hall hid)
     # happened before the group; it shows in the first drop that meets it,
     # so until then each drop is predicted as the controller believed.
-    believed = {m.s for m in best.moves if m.kind in ("add", "remove", "pad")}
+    believed = {m.s for m in best.moves if m.kind in ("add", "remove", "pad", "unput")}
     for i, ((t, e, seen), (trace, before, after)) in enumerate(zip(order, parts)):
         if believed:
             start = bytearray(before)

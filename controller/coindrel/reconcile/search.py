@@ -75,7 +75,7 @@ HOOKS = {
     catalog.STRAY_COIN: derive,
     catalog.JAM_CLEARED: "cleared",
 }
-MOVE_KINDS = ("handful", "left", "stuck", "sticky", "slip", "chute", "chute1", "add", "remove", "lost", "pad", "fix", "spare", "entry", "entry+rest", "missed",
+MOVE_KINDS = ("handful", "left", "stuck", "sticky", "slip", "chute", "chute1", "add", "remove", "lost", "pad", "unput", "fix", "spare", "entry", "entry+rest", "missed",
               "unchatter", "hand", "hand_after", "hand_at", "cleared", "cleared+", "release", "release+", "late", "phantom")
 
 
@@ -97,6 +97,7 @@ class Search:
         self.proven = proven  # switches whose pad side a cascade has confirmed since the hall alone last set it
         self.unsure = unsure  # switches whose pad nobody saw while events were lost (a coin may rest there, or not)
         self.asked: frozenset | set = frozenset()  # of those, pads a put-back asked people to change by hand
+        self.unput: frozenset = frozenset()  # rockers a put-back held past may have left as they were (hands.not_put_back)
         self.settling: dict = {}  # switch -> when a coin came to rest there lately (it may still slide off)
         self.fresh: dict = {}  # entry switch -> turns since a coin last flipped it over to its empty inlet pad (handful.py)
         self.evaluations = 0
@@ -161,6 +162,8 @@ class Search:
             elif k == "pad":
                 codes[s] ^= PAD_R
                 assumed.add(s)
+            elif k == "unput":  # a put-back held past left it as it was (its hall, held lying, said so)
+                codes[s] ^= PAD_R
             elif k in ("fix", "spare"):
                 (removed if k == "fix" else spared).append(m.fault)
                 if isinstance(m.fault, SwitchStuck):

@@ -81,7 +81,7 @@ def _new_match(table, e: fx.NewMatch, now: float) -> None:
 
 @carries(fx.Belief)
 def _belief(table, e: fx.Belief, now: float) -> None:
-    table._believe(e.board, halls_right=e.halls_right, by_hand=e.by_hand)
+    table._believe(e.board, halls_right=e.halls_right, by_hand=e.by_hand, unput=e.unput)
 
 
 @carries(fx.Hands)

@@ -195,12 +195,13 @@ class DiagnosisMixin:
         return out
 
     def _believe(self, board: BoardState, match: Match | None = None, halls_right: bool = False,
-                 pads_checked: bool = False, by_hand: frozenset = frozenset()) -> None:
+                 pads_checked: bool = False, by_hand: frozenset = frozenset(), unput: frozenset = frozenset()) -> None:
         """The match set the board (a new match, an undo, a drop scored as
         predicted, the players' "Board is right": ``halls_right``; their
         set-up of a new match: ``pads_checked``, the resting coins are known;
         ``by_hand``: pads people were asked to put a coin on or take one off,
-        which no sensor sees done)."""
+        which no sensor sees done; ``unput``: rockers the players left where
+        their halls read them, holding past "Not yet")."""
         self._reconciler_for(match or self.flow.match)
         # within a match (an answer, an undo put back, a coin lost) a coin falling now is the next drop:
         # its events are kept; a new match lets go of what fell before it
@@ -213,12 +214,16 @@ class DiagnosisMixin:
                 self._diag.call(_PadsKnown(falling))
             if by_hand:
                 self._diag.call(methodcaller("set_by_hand", frozenset(by_hand)))
+            if unput:
+                self._diag.call(methodcaller("not_put_back", frozenset(unput)))
         else:
             self.reconciler.reset(board, halls_right=halls_right, keep_open=keep_open)
             if pads_checked:
                 _PadsKnown(falling)(self.reconciler)
             if by_hand:
                 self.reconciler.set_by_hand(by_hand)
+            if unput:
+                self.reconciler.not_put_back(unput)
         self.save_known_faults()  # a new match, an answer, an undo: the faults as the board was set
 
     def _hands(self, on: bool, steps: tuple = ()) -> None:

@@ -120,6 +120,7 @@ class DropInputs:
         if forced is not None and report.entry != forced:
             facts.append(f"Coin in {entry_label(report.entry)}; the clock chose {entry_label(forced)}.")
         self.blamed_halls = blamed_halls(report, self.geometry) | self.lying_halls()
+        self.suspect_halls = blamed_halls(report, self.geometry, SUSPECTED) | self.blamed_halls
         if report.verdict != "ok" or facts or report.diagnosis:
             self.diagnosis = mismatch_view(report, findings=report.diagnosis[:3], facts=tuple(facts), options=ANSWERS)
             if self.diagnosis.drop != len(m.results):  # the match's count (a restarted reconciler counts anew)
@@ -304,18 +305,27 @@ class DropInputs:
 BLAMED = TIED
 
 
-def blamed_halls(report, geometry) -> frozenset:
+# A hall any explanation of the drop names (lying, or its rocker unseated):
+# undoing that drop, the put-back lists its rocker to check by eye.
+SUSPECTED = 0.0
+
+
+def blamed_halls(report, geometry, sure: float = BLAMED) -> frozenset:
     """The switches whose hall sensor ``report``'s diagnosis holds lying (its
-    first explanation, and its hall_fault findings at BLAMED or more): "Board
-    is right", which is also the mismatch screen's back button, does not take
-    their readings. The first explanation at any confidence: the screen named
-    that hall lying, and a newcomer's "Board is right" on a hall tied with a
-    stuck rocker took the lying reading (R2S3 right with a coin on it, the
-    rocker left), and the next mismatch was blamed on a jam that was not there."""
+    first explanation, and its hall_fault findings at ``sure`` or more):
+    "Board is right", which is also the mismatch screen's back button, does
+    not take their readings. The first explanation at any confidence: the
+    screen named that hall lying, and a newcomer's "Board is right" on a hall
+    tied with a stuck rocker took the lying reading (R2S3 right with a coin on
+    it, the rocker left), and the next mismatch was blamed on a jam that was
+    not there. With ``sure`` SUSPECTED, every hall a finding doubts (unseated
+    rockers too)."""
     out = set()
+    doubted = (catalog.HALL_FAULT,) if sure > SUSPECTED else (catalog.HALL_FAULT, catalog.SWITCH_UNSEATED)
     for i, f in enumerate(getattr(report, "diagnosis", None) or ()):
         fault = getattr(f, "fault", None)
-        if getattr(fault, "name", None) == catalog.HALL_FAULT and (i == 0 or f.confidence >= BLAMED):
+        name = getattr(fault, "name", None)
+        if name in doubted and (f.confidence >= sure or (i == 0 and name == catalog.HALL_FAULT)):
             try:
                 out.add(geometry.index(fault.switch))
             except EngineError:

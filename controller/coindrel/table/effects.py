@@ -86,6 +86,7 @@ class Belief(Effect):
     board: Any  # an engine BoardState
     halls_right: bool = False  # the players vouched for the board as its hall sensors read it
     by_hand: frozenset = frozenset()  # pads people were asked to put a coin on or take one off
+    unput: frozenset = frozenset()  # rockers a put-back left where their halls read them ("Not yet" held past)
 
     @property
     def data(self):

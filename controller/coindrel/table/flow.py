@@ -31,7 +31,7 @@ from .drops import DropInputs
 from .effects import Effect
 from .modes import Mode, Screen
 from .modes_pads import ask_for_pads
-from .restore import HandStep, restore_steps
+from .restore import HandStep
 from .screens import SCREENS
 from .setupmenu import Choices, SetupMenu
 from .starting import OPPONENTS, Starting
@@ -96,8 +96,10 @@ class TableFlow(Starting, DropInputs, MatchActions):
         self.answers: list[dict] = []  # the players' answers to it, for the daemon to journal (questions.py)
         self.answer_held: tuple | None = None  # "Correct score" chosen: the answer once the correction is done
         self.blamed_halls: frozenset[int] = frozenset()  # switches whose hall the last drop's diagnosis holds lying
+        self.suspect_halls: frozenset[int] = frozenset()  # switches whose hall any of its explanations doubts
         self.restore: list[HandStep] = []
         self.restore_coins: tuple[BoardState, BoardState] | None = None
+        self.restore_eye: frozenset[int] = frozenset()  # rockers the put-back lists to check by eye (suspected halls)
         self.restore_asked: tuple[HandStep, ...] = ()  # the put-back's list as it first stood (turns.put_back)
         self.board_clock = (None, None, None)  # the last tick's (now, the board's clock, board time heard up to)
         self.undo_held = None  # (mode, press, board time): an undo pressed before the board was heard up to it
@@ -221,7 +223,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         if isinstance(ev, SwitchEvent) and (s := self._switch(ev.switch)) is not None:
             self.halls[s] = ev.pos
             if self.mode is Mode.RESTORE:
-                self.restore = restore_steps(self.match.board, self.halls, self.restore_coins)
+                self.restore = self.restore_list()
         if self.runner is not None and self.mode is Mode.LESSON:
             was = (self.runner.phase, self.runner.index)
             self.runner.event(ev)
@@ -248,7 +250,7 @@ class TableFlow(Starting, DropInputs, MatchActions):
         if self.runner is not None:
             self.runner.learn_positions(positions)
         if self.mode is Mode.RESTORE:
-            self.restore = restore_steps(self.match.board, self.halls, self.restore_coins)
+            self.restore = self.restore_list()
 
     @property
     def asking(self) -> tuple[HandStep, ...]:

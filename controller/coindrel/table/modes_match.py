@@ -296,23 +296,32 @@ class Restore(Screen):
         if press in (NEXT, PREV):
             flow.scroll = max(0, min(len(flow.restore), flow.scroll + (1 if press == NEXT else -1)))
         elif press in (SELECT, HOLD_SELECT):
-            left = [s for s in flow.restore if s.hand is Hand.FLIP] if flow.has_halls else []
+            # (a rocker to check by eye has a hall that cannot say: the press is the players' word)
+            left = [s for s in flow.restore if s.hand is Hand.FLIP and not s.by_eye] if flow.has_halls else []
             if left and press == SELECT:  # the hall sensors still see switches to put back: say so (a silent press seemed lost)
                 more = f" and {len(left) - 2} more" if len(left) > 2 else ""
                 flow._note(MessageView("Not yet", "Still to do, as the sensors see it: "
                                        + ", ".join(x.text for x in left[:2]) + more + ". Then press. "
                                        "Done already? Hold: a sensor may be wrong."), now, passes=frozenset({HOLD_SELECT}))
                 return
-            # held: the players say it is back although a hall sees otherwise (a hall that is stuck
-            # would keep the table here for ever); the reconciler weighs that hall at the next drop
             # put back: the board is the match's again, its coins as people say they set them
             by_hand = frozenset(s.switch for s in flow.restore if s.hand in (Hand.COIN_ON, Hand.COIN_OFF))
+            m = flow.match
+            # held over "Not yet": those rockers stay where their halls say (a hall nobody doubts is
+            # likelier right than a step skipped is done); the reconciler keeps the side listed for a
+            # hall it holds lying, and a surprise there is the board not put back, not a fault
+            unput = frozenset(x.switch for x in left)
+            if unput:
+                sensed = board_as_sensed(m.board, {s: flow.halls.get(s) for s in unput})
+                if sensed is not None:
+                    m.set_board(sensed, "Not put back: " + ", ".join(x.label or str(x.switch) for x in left)
+                                + " as the hall sensors read them", now)
             flow.restore = []
             flow._emit(fx.Hands(False))
-            flow._emit(fx.Belief(flow.match.board, by_hand=by_hand))
+            flow._emit(fx.Belief(m.board, by_hand=by_hand, unput=unput))
             flow._resume("player", now)
             flow._resume("mismatch", now)
-            flow._go(Mode.REVEAL if flow.match.phase == PHASE_REVEAL else Mode.TURN, now)
+            flow._go(Mode.REVEAL if m.phase == PHASE_REVEAL else Mode.TURN, now)
 
     def view(self, flow, now):
         if not flow.restore:

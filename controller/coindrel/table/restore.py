@@ -30,16 +30,20 @@ class HandStep:
     # a coin lifted off so its rocker can flip, then put back: one coin, so the words say so
     # (a newcomer read "Take coin off R3S4" and "Coin on R3S4" as two orders that undo each other)
     back: bool = field(default=False, compare=False)
+    # FLIP at a rocker whose hall is suspected: listed whatever it reads (a
+    # stuck hall already reading the side wanted hid the step), for people
+    # to check by eye; no press waits for that hall to agree
+    by_eye: bool = False
 
     @classmethod
-    def on(cls, geometry, hand: Hand, switch: int, side: str = "", back: bool = False) -> "HandStep":
-        return cls(hand, switch, side, geometry.labels[switch], back)
+    def on(cls, geometry, hand: Hand, switch: int, side: str = "", back: bool = False, by_eye: bool = False) -> "HandStep":
+        return cls(hand, switch, side, geometry.labels[switch], back, by_eye)
 
     @property
     def text(self) -> str:
         h, s = self.hand, self.label or str(self.switch)
         if h is Hand.FLIP:
-            return f"Flip {s} to {self.side}"
+            return f"Flip {s} to {self.side}" + (" (check by eye: its sensor may be wrong)" if self.by_eye else "")
         if h is Hand.COIN_ON:
             # short enough that "3/3 Coin back on R3S4" is one line of the 128x64 panel
             return f"Coin back on {s}" if self.back else f"Put a coin on {s}"
@@ -52,11 +56,15 @@ class HandStep:
         return f"Put {s} back"
 
 
-def restore_steps(target: BoardState, halls: dict[int, str], coins: tuple[BoardState, BoardState] | None) -> list[HandStep]:
+def restore_steps(target: BoardState, halls: dict[int, str], coins: tuple[BoardState, BoardState] | None,
+                  suspect=frozenset()) -> list[HandStep]:
     """What makes the board match ``target``, in an order hands can follow:
     coins off first (a rocker pushed over with a coin on it tips the coin
     out), then switches the hall sensors show on the wrong side, then coins
-    on (``coins`` = the belief before and after the undo)."""
+    on (``coins`` = the belief before and after the undo). A rocker whose
+    hall is in ``suspect`` (the undone drop's diagnosis named it) gets its
+    step, to check by eye, unless both its hall and the belief before the
+    undo have it on the side wanted: its reading alone proves nothing."""
     g = target.geometry
     before = coins[0] if coins is not None else None
     off, flips, on = [], [], []
@@ -65,8 +73,13 @@ def restore_steps(target: BoardState, halls: dict[int, str], coins: tuple[BoardS
             continue
         want = "LR"[code & 1]
         seen = halls.get(s)
-        if seen in ("L", "R") and seen != want:
-            flips.append(HandStep.on(g, Hand.FLIP, s, want))
+        if s in suspect:
+            believed = "LR"[before.codes[s] & 1] if before is not None and before.codes[s] != HOLE else None
+            wrong = seen != want or believed not in (None, want)
+        else:
+            wrong = seen in ("L", "R") and seen != want
+        if wrong:
+            flips.append(HandStep.on(g, Hand.FLIP, s, want, by_eye=s in suspect))
             holding = before is not None and before.codes[s] != HOLE and before.codes[s] & COIN
             if holding:  # lift it off, flip, and put it back if the board before the drop had it
                 back = bool(code & COIN)
@@ -99,6 +112,10 @@ def holes_steps(geometry, present, wanted) -> list[HandStep]:
 
 def as_asked(steps) -> tuple[tuple[str, int, str], ...]:
     """A put-back's steps as the reconciler takes them, in the list's order:
-    plain data that pickles to its process, (``Hand`` value, switch, side)."""
+    plain data that pickles to its process, (``Hand`` value, switch, side),
+    a flip to check by eye as ``EYE`` (its hall cannot say it is done)."""
     kept = (Hand.COIN_OFF, Hand.FLIP, Hand.COIN_ON)
-    return tuple((s.hand.value, s.switch, s.side) for s in steps if s.hand in kept)
+    return tuple((EYE if s.by_eye else s.hand.value, s.switch, s.side) for s in steps if s.hand in kept)
+
+
+EYE = "flip-by-eye"  # (the reconciler's ``hands.EYE``)

@@ -150,6 +150,7 @@ class MatchActions:
             self.message_until = now + HINT_SECONDS
             return
         self.restore_coins = (before, m.board.copy())
+        self.restore_eye = self.suspect_halls  # the drop undone doubted these halls: their readings prove nothing
         # the reconciler goes on believing the board as it stands until the players have put it back
         self.pauses.discard("mismatch")
         self.put_back(now)
@@ -172,10 +173,14 @@ class MatchActions:
 
     def put_back(self, now: float) -> None:
         """Ask for the board to be put back as the undo left the match (``restore_coins``)."""
-        self.restore = restore_steps(self.match.board, self.halls, self.restore_coins)
+        self.restore = self.restore_list()
         self.restore_asked = tuple(self.restore)
         self._emit(fx.Hands(True, as_asked(self.restore)))
         self._go(Mode.RESTORE, now)
+
+    def restore_list(self) -> list:
+        """The put-back's steps as the hall sensors now show the board."""
+        return restore_steps(self.match.board, self.halls, self.restore_coins, self.restore_eye)
 
     def coin_before_put_back(self, t: float | None, now: float) -> None:
         """A coin went in while the board was being put back (the players
