@@ -36,6 +36,7 @@ from .test_kill_orphans import G, START, STEP, ReplayingHub
 # until Ann's report says her cascade had ended before it went in.
 DROPS = [(2.0, 1), (4.4, 0), (7.0, 3), (9.4, 5), (12.0, 2), (14.4, 7)]
 HOLDS = [(2.0, 5.0), (7.0, 10.0), (12.0, 15.0)]
+PROBE = 0.25  # seconds between the waiting table's probes of the disk (5 s on a real table)
 
 
 class Disk:
@@ -98,8 +99,10 @@ def play(tmp_path, monkeypatch, disk=None, drops=DROPS, holds=HOLDS, down=1.0, s
 
     def new_table(src):
         store = MatchStore(state, datasync=disk.datasync).open()
-        return Table(G, Choices(clock="off", players=("Ann", "Bo")), source=src, store=store,
-                     clock=lambda: now[0], reveal_seconds=0.1), store
+        table = Table(G, Choices(clock="off", players=("Ann", "Bo")), source=src, store=store,
+                      clock=lambda: now[0], reveal_seconds=0.1)
+        table.room_probe_every = PROBE
+        return table, store
 
     def hear():
         new = out.events[len(ring):]
@@ -134,16 +137,30 @@ def play(tmp_path, monkeypatch, disk=None, drops=DROPS, holds=HOLDS, down=1.0, s
             table.step()
         if table.failed is None or restarted:
             continue
-        # the loop stops once a save failed; its shutdown as run() does it
+        # the table waits for room (roomwait.py): what it hears meanwhile is left to the hub, nothing scores,
+        # no clock runs; the disk is freed halfway through the stop, and the next probe finds room
+        assert table.room_wait is not None and table.healthy
+        scored, log_len, start = list(table.flow.match.results), len(table.flow.match.log), now[0]
+        while now[0] < start + down or not table.check_room():
+            assert now[0] < start + down + 2 * PROBE, "the probe never found room"
+            if now[0] >= start + down / 2:
+                disk.free()
+            else:
+                assert not table.check_room()
+            now[0] += STEP
+            board.run_until(now[0])
+            for num, ev in hear():
+                src.give(table, num, ev)
+            table.step()
+            table.handle_action("select")
+        assert table.flow.match.results == scored and len(table.flow.match.log) == log_len
+        assert not list(state.glob("*.tmp")), "the probes and failed writes leave no .tmp behind"
+        # its run ends there, and serve() builds the table again, as run() shuts down
         table.close_diagnosis()
         table.save_timing()
         store.close()
         restarted = True
-        until = max(until, now[0] + down + 8.0)  # what fell meanwhile is reconciled after the restart
-        disk.free()
-        now[0] += down
-        board.run_until(now[0])
-        hear()
+        until = max(until, now[0] + 8.0)  # what fell meanwhile is reconciled after the restart
         src = ReplayingHub()
         table, store = new_table(src)
         table.resume(store.recover())
@@ -239,35 +256,70 @@ def test_a_full_disk_is_told_with_what_is_saved_and_how_to_go_on(tmp_path, monke
     assert n >= 1
     state = tmp_path / "state"
     assert told["failed"].startswith(f"The disk is full: nothing after drop {n} is saved")
-    assert f"df -h {state}" in told["failed"] and "restart coindrel" in told["failed"]
+    assert f"df -h {state}" in told["failed"] and f"once there is room the match goes on after drop {n}" in told["failed"]
     assert "Traceback" not in caplog.text and told["failed"] in caplog.text
     view = told["view"]
     assert view.title == "Disk full" and view.alert and f"Nothing after drop {n} is saved" in view.text
 
 
-def test_a_new_match_on_a_full_disk_stops_the_table_with_the_message_on_its_panel(tmp_path, monkeypatch, caplog):
+def _probes_until_free(monkeypatch, disk, fails=3):
+    """The disk probe, counted: after ``fails`` that found it full, space is freed."""
+    from coindrel.table import roomwait
+
+    seen = []
+
+    def probe(where, _real=roomwait.probe_room):
+        err = _real(where)
+        seen.append(err)
+        if len(seen) >= fails:
+            disk.free()
+        return err
+
+    monkeypatch.setattr(roomwait, "probe_room", probe)
+    return seen
+
+
+def test_a_new_match_on_a_full_disk_waits_for_room_then_goes_on_by_itself(tmp_path, monkeypatch, caplog):
     import asyncio
 
     state = tmp_path / "state"
     disk = Disk(state)
     monkeypatch.setattr(journal_module, "_write_all", disk.write_all)
     now = [0.0]
+
+    def clock():  # every look at the clock is a second later: the loop's waits are its shortest step
+        now[0] += 1.0
+        return now[0]
+
     panel = open_display(Section("display", {"driver": "dummy"}), clock=lambda: now[0])  # luma's dummy device
+    shown = []
+    show = panel.show_async
+
+    async def show_async(view, t):
+        shown.append(view)
+        return await show(view, t)
+
+    panel.show_async = show_async
     store = MatchStore(state, datasync=disk.datasync).open()
-    table = Table(G, Choices(clock="off", players=("Ann", "Bo")), store=store, display=panel,
-                  clock=lambda: now[0], reveal_seconds=0.1)
+    table = Table(G, Choices(clock="off", players=("Ann", "Bo")), store=store, display=panel, clock=clock,
+                  reveal_seconds=0.1)
     table.resume(store.recover())
     disk.full = True
-    with caplog.at_level(logging.ERROR, logger="coindrel.table"):
+    probes = _probes_until_free(monkeypatch, disk)
+    with caplog.at_level(logging.INFO, logger="coindrel.table"):
         for _ in range(2):  # New match, and the pads are set: its journal cannot be created
             table.handle_action("select")
-            now[0] += 0.2
-        assert table.failed is not None
-        asyncio.run(asyncio.wait_for(table._pump_steps(asyncio.Event()), 10))
+        assert table.room_wait is not None and table.healthy, "a full disk is waited out, not a restart"
+        assert table.failed.startswith("The disk is full: the new match cannot be saved, so it did not start")
+        table.handle_action("select")  # a press does nothing meanwhile
+        asyncio.run(asyncio.wait_for(table._pump_steps(asyncio.Event()), 30))
+    assert len(probes) == 4 and probes[0].errno == errno.ENOSPC and probes[-1] is None
+    assert table.room_again == "Disk has room again: the table goes back to its menu, to start the match again"
+    assert table.room_again in caplog.text and "Traceback" not in caplog.text
     assert table.journal is None and not (state / "match.journal").exists()
-    assert table.failed.startswith("The disk is full: nothing after the start of the match is saved")
-    assert "Traceback" not in caplog.text
-    assert panel.view is not None and panel.view.title == "Disk full", "the panel is left saying why"
+    assert not list(state.glob("*.tmp")), "no probe and no failed write is left behind"
+    titles = [v.title for v in shown if hasattr(v, "title")]
+    assert titles[0] == "Disk full" and titles[-1] == "Disk has room" and set(titles) == {"Disk full", "Disk has room"}
     panel.close()
     store.close()
 
