@@ -110,7 +110,7 @@ class LoopMixin:
         self.step()  # (only the panel's timers and the status while the disk is full)
         room = self.check_room()
         if self.display is not None:
-            view = self.flow.view(self.now())
+            view = self.room_wait.view
             if room:
                 from ..display import MessageView
 

@@ -45,6 +45,7 @@ class RoomWait:
     probes: int = 0
     room: bool = False
     last_error: str = ""
+    view: object = None  # the panel's words while the disk is full
 
 
 NEW = "new"  # ``saved`` of a match whose journal could not be created: it did not start
@@ -96,8 +97,10 @@ class RoomWaitMixin:
                        + (". Meanwhile no coin is scored: the hub keeps the coins dropped and the table takes "
                           "them up then" if playing else ""))
         log.error("%s", self.failed)
-        self.flow.ask(MessageView("Disk full", f"{lost(saved).capitalize()}. Free space on the disk: once there "
-                                               f"is room, {goes_on(saved)}.", alert=True))
+        self.room_wait.view = MessageView("Disk full", f"{lost(saved).capitalize()}. Free space on the disk: once "
+                                                       f"there is room, {goes_on(saved)}.", alert=True)
+        # the panel shows it whatever screen was up (loop._wait_for_room_step); the flow holds it for ctl status
+        self.flow.ask(self.room_wait.view)
         self._status()
 
     def room_status(self) -> str:
