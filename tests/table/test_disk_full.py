@@ -25,6 +25,7 @@ from coindrel.table import journal as journal_module
 from coindrel.table.daemon import Table
 from coindrel.table.journal import read_journal
 from coindrel.table.resync import resync
+from coindrel.table.roomwait import NEW, panel_text
 from coindrel.table.setupmenu import Choices
 from coindrel.table.store import MatchStore
 from coindrel.virtual import BoardConfig, Collect, Scenario, build_board
@@ -259,7 +260,7 @@ def test_a_full_disk_is_told_with_what_is_saved_and_how_to_go_on(tmp_path, monke
     assert f"df -h {state}" in told["failed"] and f"once there is room the match goes on after drop {n}" in told["failed"]
     assert "Traceback" not in caplog.text and told["failed"] in caplog.text
     view = told["view"]
-    assert view.title == "Disk full" and view.alert and f"Nothing after drop {n} is saved" in view.text
+    assert view.title == "Disk full" and view.alert and view.text.startswith(f"Saved up to drop {n}. Free space")
 
 
 def _probes_until_free(monkeypatch, disk, fails=3):
@@ -351,3 +352,15 @@ def test_a_match_ended_on_a_full_disk_stays_to_be_resumed(tmp_path, monkeypatch,
     found = again.recover()
     assert found.match is not None and len(found.match.results) == 1, "the match waits to be resumed, as saved"
     again.close()
+
+
+@pytest.mark.parametrize("saved", ["drop 1", "drop 38", "the start of the match", NEW, None])
+def test_the_panel_says_it_in_the_lines_a_128x64_panel_has(tmp_path, saved):
+    from coindrel.display import MessageView
+    from coindrel.display import text as T
+    from coindrel.display.render import panel, render
+
+    view = MessageView("Disk full", panel_text(saved), alert=True)
+    p = panel((128, 64))
+    assert len(T.wrap(view.text, p.body, p.w - 3, 2)) <= (p.h - p.line) // (p.line - 1), "cut off with an ellipsis"
+    render(view, (128, 64)).save(tmp_path / "disk-full.png")  # (looked at: four whole lines under the bar)

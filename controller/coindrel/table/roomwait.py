@@ -66,6 +66,16 @@ def goes_on(saved: str | None) -> str:
     return f"the match goes on after {saved}" if saved else "the table goes on"
 
 
+def panel_text(saved: str | None) -> str:
+    """The same in the panel's four lines (tests/table/test_disk_full.py renders each)."""
+    if saved == NEW:
+        return "The new match did not start. Free disk space, then start it again."
+    if saved is None:
+        return "Nothing is saved now. Free disk space: the table then goes on by itself."
+    upto = "to its start" if saved == "the start of the match" else f"up to {saved}"
+    return f"Saved {upto}. Free space on the disk: the match goes on by itself."
+
+
 class RoomWaitMixin:
     """Part of ``daemon.Table``: the wait for room on a full disk."""
 
@@ -97,8 +107,7 @@ class RoomWaitMixin:
                        + (". Meanwhile no coin is scored: the hub keeps the coins dropped and the table takes "
                           "them up then" if playing else ""))
         log.error("%s", self.failed)
-        self.room_wait.view = MessageView("Disk full", f"{lost(saved).capitalize()}. Free space on the disk: once "
-                                                       f"there is room, {goes_on(saved)}.", alert=True)
+        self.room_wait.view = MessageView("Disk full", panel_text(saved), alert=True)
         # the panel shows it whatever screen was up (loop._wait_for_room_step); the flow holds it for ctl status
         self.flow.ask(self.room_wait.view)
         self._status()
@@ -144,4 +153,4 @@ class RoomWaitMixin:
         return max(0.0, self.room_wait.next_probe - self.now())
 
 
-__all__ = ["NEW", "PROBE_EVERY", "RoomWait", "RoomWaitMixin", "goes_on", "lost"]
+__all__ = ["NEW", "PROBE_EVERY", "RoomWait", "RoomWaitMixin", "goes_on", "lost", "panel_text"]
