@@ -364,3 +364,145 @@ def test_the_panel_says_it_in_the_lines_a_128x64_panel_has(tmp_path, saved):
     p = panel((128, 64))
     assert len(T.wrap(view.text, p.body, p.w - 3, 2)) <= (p.h - p.line) // (p.line - 1), "cut off with an ellipsis"
     render(view, (128, 64)).save(tmp_path / "disk-full.png")  # (looked at: four whole lines under the bar)
+
+
+def _one_drop(state, disk, now, **kw):
+    """A table on ``state`` with a match whose first drop is keyed in."""
+    store = MatchStore(state, datasync=disk.datasync).open()
+    table = Table(G, Choices(clock="off", players=("Ann", "Bo")), store=store, clock=lambda: now[0],
+                  reveal_seconds=0.1, **kw)
+    table.resume(store.recover())
+    for _ in range(3):  # new match, pads set, and a coin keyed in
+        table.handle_action("select")
+        now[0] += 0.2
+        table.step()
+    assert len(table.flow.match.results) == 1
+    return table, store
+
+
+def test_a_match_on_a_full_disk_waits_says_so_everywhere_and_scores_nothing(tmp_path, monkeypatch):
+    import socket
+
+    from coindrel.commands.ctl import human
+    from coindrel.events import ExitEvent
+    from coindrel.table.control import RequestError, handle, status_of
+    from coindrel.table.notify import Notifier, WatchdogFeeder
+
+    state = tmp_path / "state"
+    disk = Disk(state)
+    monkeypatch.setattr(journal_module, "_write_all", disk.write_all)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)  # systemd's notify socket, a real one
+    sock.bind(str(tmp_path / "notify.sock"))
+    sock.settimeout(10)
+    now = [0.0]
+    table, store = _one_drop(state, disk, now, notifier=Notifier(str(tmp_path / "notify.sock")))
+    sock.setblocking(False)
+    try:
+        while True:
+            sock.recv(4096)
+    except BlockingIOError:
+        sock.settimeout(10)
+    disk.full = True
+    table.handle_action("select")  # the next coin keyed in: it cannot be saved
+    assert table.room_wait is not None and table.failed.startswith("The disk is full: nothing after drop 1 is saved")
+    assert sock.recv(4096).decode().startswith("STATUS=Disk full: nothing after drop 1 is saved; free space in ")
+    feeder = WatchdogFeeder(table.notifier, 1.0, healthy=lambda: table.healthy)
+    assert feeder.tick() and sock.recv(4096) == b"WATCHDOG=1", "the watchdog is fed: a restart would find it as full"
+    log_len = len(table.flow.match.log)
+    for t in range(20):  # coins the hub sees and presses: nothing is taken in, no clock runs
+        now[0] += 0.5
+        table.handle_event(ExitEvent(now[0], t % 16))
+        table.handle_action("select")
+        table.step()
+        assert not table.check_room() or t >= 10
+    assert len(table.flow.match.log) == log_len
+    st = status_of(table)
+    assert st["disk"]["full"] and st["disk"]["saved"] == "drop 1" and st["disk"]["checks"] >= 1
+    assert table.failed in human(st)
+    with pytest.raises(RequestError, match="The disk is full"):
+        handle(table, {"cmd": "press", "button": "select"})
+    disk.free()
+    now[0] += 5.0
+    assert table.check_room()
+    assert table.room_again == "Disk has room again: the match goes on after drop 1"
+    assert not list(state.glob("*.tmp"))
+    table.close_diagnosis()
+    store.close()
+    sock.close()
+    again = MatchStore(state).open()
+    found = again.recover()
+    assert found.match is not None and len(found.match.results) == 1, "it goes on after drop 1, as saved"
+    again.close()
+
+
+def test_a_failed_atomic_write_leaves_no_tmp_and_a_start_clears_old_ones(tmp_path, monkeypatch):
+    from coindrel.table.journal import write_durably
+
+    state = tmp_path / "state"
+    state.mkdir()
+    disk = Disk(state)
+    disk.full = True
+    monkeypatch.setattr(journal_module, "_write_all", disk.write_all)
+    for name in ("match.journal", "board-timing.json"):
+        with pytest.raises(OSError):
+            write_durably(state / name, b"{}")
+    assert not list(state.glob("*")), "a full disk leaves no 0-byte .tmp behind"
+    disk.free()
+    (state / "board-timing.json.tmp").write_bytes(b"")  # a kill's, before this fix
+    store = MatchStore(state).open()
+    store.recover()
+    assert not list(state.glob("*.tmp"))
+    store.close()
+
+
+def test_a_start_on_a_full_disk_waits_instead_of_exiting_then_resumes(tmp_path, monkeypatch, caplog):
+    import asyncio
+
+    from coindrel.table.notify import Notifier
+    from coindrel.table.service import ROOM_AGAIN, serve
+    from coindrel.table.settings import parse_settings
+
+    state = tmp_path / "state"
+    disk = Disk(state)
+    now = [0.0]
+    table, store = _one_drop(state, disk, now)
+    table.close_diagnosis()
+    store.close()
+    with open(state / "match.journal", "ab") as f:
+        f.write(b'{"n": 40, "k": "act", "d')  # torn by the power cut: recovery keeps a copy, on a full disk
+    monkeypatch.setattr(journal_module, "_write_all", disk.write_all)
+    disk.full = True
+    monkeypatch.setattr(Table, "room_probe_every", 0.0)  # a probe at every turn of the loop
+    probes = _probes_until_free(monkeypatch, disk)
+    said = []
+
+    class Told(Notifier):
+        def __init__(self, stop=None):
+            super().__init__(None)
+            self.stop = stop
+
+        def send(self, *assignments):
+            said.extend(assignments)
+            if self.stop is not None and "READY=1" in assignments:
+                self.stop.set()
+            return True
+
+    settings = parse_settings({"storage": {"state_dir": str(state)}, "match": {"players": ["Ann", "Bo"]},
+                               "board": {"source": "none"}, "display": {"driver": "dummy"},
+                               "control": {"socket": str(tmp_path / "ctl.sock")}})
+    with caplog.at_level(logging.INFO, logger="coindrel.table"):
+        code = asyncio.run(asyncio.wait_for(serve(settings, notifier=Told()), 60))
+        assert code == ROOM_AGAIN, "a start on a full disk waits for room (no exit, no restart loop)"
+        assert len(probes) == 4 and probes[-1] is None
+        assert any(a.startswith("STATUS=Disk full: nothing after drop 1 is saved") for a in said)
+        assert "STOPPING=1" not in said, "the daemon goes on: systemd is not told it stops"
+
+        async def again():
+            stop = asyncio.Event()
+            return await serve(settings, notifier=Told(stop), stop=stop, room_again=True)
+
+        assert asyncio.run(asyncio.wait_for(again(), 60)) == 0
+    assert "Disk has room again: the match goes on after drop 1" in caplog.text and "Traceback" not in caplog.text
+    assert any(a.startswith("STATUS=Round 1 of") for a in said), "resumed: the match's status"
+    found = MatchStore(state).open().recover()
+    assert found.match is not None and len(found.match.results) == 1

@@ -102,11 +102,15 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
 def _resume(table: Table, store: MatchStore, room_again: bool) -> None:
     """The journal's match, resumed; a start on a full disk waits for room
     (roomwait.py) instead of exiting, and systemd's restarts do not loop."""
-    from .journal import DiskFull
+    from .journal import FULL, DiskFull
 
     try:
         table.resume(store.recover())
-    except DiskFull as e:
+    except (DiskFull, OSError) as e:
+        if isinstance(e, OSError) and e.errno not in FULL:
+            raise
+        if isinstance(e, OSError):  # a copy of a damaged record, or a cut tail, that recovery could not write
+            e = DiskFull(f"cannot recover the match in {store.dir} ({e.strerror})")
         table._wait_for_room(e, saved=_saved_on_disk(store))
         return
     if room_again:
