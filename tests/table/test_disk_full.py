@@ -25,7 +25,6 @@ from coindrel.table import journal as journal_module
 from coindrel.table.daemon import Table
 from coindrel.table.journal import read_journal
 from coindrel.table.resync import resync
-from coindrel.table.roomwait import NEW, panel_text
 from coindrel.table.setupmenu import Choices
 from coindrel.table.store import MatchStore
 from coindrel.virtual import BoardConfig, Collect, Scenario, build_board
@@ -354,11 +353,12 @@ def test_a_match_ended_on_a_full_disk_stays_to_be_resumed(tmp_path, monkeypatch,
     again.close()
 
 
-@pytest.mark.parametrize("saved", ["drop 1", "drop 38", "the start of the match", NEW, None])
+@pytest.mark.parametrize("saved", ["drop 1", "drop 38", "the start of the match", "new", None])
 def test_the_panel_says_it_in_the_lines_a_128x64_panel_has(tmp_path, saved):
     from coindrel.display import MessageView
     from coindrel.display import text as T
     from coindrel.display.render import panel, render
+    from coindrel.table.roomwait import panel_text
 
     view = MessageView("Disk full", panel_text(saved), alert=True)
     p = panel((128, 64))
