@@ -80,7 +80,10 @@ class RoomWaitMixin:
     """Part of ``daemon.Table``: the wait for room on a full disk."""
 
     room_wait: RoomWait | None = None
-    room_probe_every = PROBE_EVERY
+    # None: the table does not wait but stops, to be started again (a sim: nobody frees space mid-run,
+    # and a sim going on would play on unsaved); ``room_restart`` says how
+    room_probe_every: float | None = PROBE_EVERY
+    room_restart = "start it again with the same state directory"
     room_again: str | None = None  # said once the disk has room: the run ends and the table is built again
 
     def _saved_so_far(self) -> str | None:
@@ -99,6 +102,11 @@ class RoomWaitMixin:
         j = self.journal
         where = Path(getattr(self.store, "dir", None) or (j.path.parent if j is not None else "."))
         now = self.now()
+        if self.room_probe_every is None:
+            self.failed = (f"The disk is full: {lost(saved)} ({e.what}). Free space on the disk that holds {where} "
+                           f"(`df -h {where}` shows it), then {self.room_restart}: {goes_on(saved)}")
+            log.error("%s", self.failed)
+            return
         self.room_wait = RoomWait(saved, where, e.what, now, now + self.room_probe_every)
         playing = saved is not None and saved != NEW
         self.failed = (f"The disk is full: {lost(saved)} ({e.what}). Free space on the disk that holds {where} "
