@@ -506,3 +506,27 @@ def test_a_start_on_a_full_disk_waits_instead_of_exiting_then_resumes(tmp_path, 
     assert any(a.startswith("STATUS=Round 1 of") for a in said), "resumed: the match's status"
     found = MatchStore(state).open().recover()
     assert found.match is not None and len(found.match.results) == 1
+
+
+def test_the_sim_stops_on_a_full_disk_with_the_one_message_and_resumes_after(tmp_path, monkeypatch):
+    # coindrel sim --fast on a small disk: it must not wait (nobody frees space mid-run) nor play on unsaved
+    import asyncio
+
+    from coindrel.table.fastsim import FastRig
+    from coindrel.table.sim import SimOptions
+
+    state = tmp_path / "state"
+    disk = Disk(state, full_at=60)
+    monkeypatch.setattr(journal_module, "_write_all", disk.write_all)
+    rig = FastRig(SimOptions(display="none", seed=5, matches=3, state_dir=str(state)), (),
+                  store_options={"datasync": disk.datasync})
+    out = asyncio.run(rig.run(until=600, wall_limit=600))
+    assert len(out.errors) == 1, out.errors
+    assert "The disk is full: nothing after drop" in out.errors[0] and f"--state-dir {state}" in out.errors[0]
+    assert not list(state.glob("*.tmp"))
+    saved = _drops_on_disk(rig.table)
+    assert f"the match goes on after drop {saved}" in out.errors[0] and len(out.matches) == 1
+    disk.free()
+    again = FastRig(SimOptions(display="none", seed=5, matches=1, state_dir=str(state)), ())
+    out = asyncio.run(again.run(until=600, wall_limit=600))
+    assert not out.errors and out.resumed is not None and out.resumed[1] == saved
