@@ -129,8 +129,8 @@ class MatchStore:
             raise
         pid = f"{os.getpid()}\n".encode()
         try:  # who holds the lock, for the message above; the flock is the lock (a full disk may refuse this)
+            os.ftruncate(fd, 0)
             os.pwrite(fd, pid, 0)
-            os.ftruncate(fd, len(pid))
         except OSError as e:
             log.warning("cannot note this pid in %s: %s", self.dir / "lock", e.strerror)
         self._lock_fd = fd
