@@ -93,6 +93,9 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
         store.close()
     if table.room_again is not None:
         return ROOM_AGAIN
+    if table.room_wait is not None:  # stopped (systemctl stop) while the disk is full: a clean stop, nothing lost
+        log.warning("stopped while the disk is full: %s", table.room_status())
+        return 0
     if table.failed is not None:
         log.error("stopping: %s", table.failed)
         return 1
