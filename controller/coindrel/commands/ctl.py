@@ -106,8 +106,8 @@ def human(st: dict) -> str:
                     + (f" into entry {st['forced_entry']} (the clock ran out and chose it)" if st.get("forced_entry") else "")),
                  f"Screen {st['mode']}; {link}"]
     disk = st.get("disk")
-    if disk and disk.get("full"):  # the whole story: the panel's words are cut to fit
-        lines.append(f"{disk['text']} (checked {disk['checks']} times in {disk['waiting_for']:g} s)")
+    if disk and disk.get("full"):  # first and whole (the panel's words are cut to fit; the score may hold a drop unsaved)
+        lines.insert(0, f"{disk['text']} (checked {disk['checks']} times in {disk['waiting_for']:g} s)")
     elif st.get("message"):
         lines.append(f"{st['message']['title']}: {st['message']['text']}")
     if st.get("note"):
