@@ -201,8 +201,10 @@ class Table(SourceMixin, DiagnosisMixin, EffectsMixin, LoopMixin, QuestionsMixin
         self._after_flow()
 
     def handle_action(self, name: str) -> None:
-        if self.room_wait is not None:
-            return  # nothing is played unsaved: the panel says "Disk full" until the table goes on
+        if self.room_wait is not None:  # nothing is played unsaved: the panel says "Disk full" until the table goes on
+            if self.display is not None:
+                self.display.wake(self.now())  # (a dimmed or sleeping panel shows it again to whoever pressed)
+            return
         self._poke.set()
         self.flow.on_action(name, self.now())
         self._after_flow()
