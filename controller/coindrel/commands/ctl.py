@@ -105,7 +105,10 @@ def human(st: dict) -> str:
                     else f"{st['to_move']} to drop"
                     + (f" into entry {st['forced_entry']} (the clock ran out and chose it)" if st.get("forced_entry") else "")),
                  f"Screen {st['mode']}; {link}"]
-    if st.get("message"):
+    disk = st.get("disk")
+    if disk and disk.get("full"):  # first and whole (the panel's words are cut to fit; the score may hold a drop unsaved)
+        lines.insert(0, f"{disk['text']} (checked {disk['checks']} times in {disk['waiting_for']:g} s)")
+    elif st.get("message"):
         lines.append(f"{st['message']['title']}: {st['message']['text']}")
     if st.get("note"):
         lines.append(f"Note on screen: {st['note']['title']}: {st['note']['text']} ({st['note']['press']})")

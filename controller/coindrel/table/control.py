@@ -101,6 +101,8 @@ def status_of(table) -> dict:
             faults = [{"error": str(e)}]
     out["faults"] = faults
     out["reports"] = table.reports
+    room_of = getattr(table, "room_of", None)  # a full disk: what is saved, and that the table waits for room
+    out["disk"] = room_of() if room_of is not None else None
     return out
 
 
@@ -229,6 +231,8 @@ def handle(table, request) -> dict:
         raise RequestError(f"{cmd}: unknown field {quoted(unknown[0])}; its fields are {known}")
     if cmd == "status":
         return {"status": status_of(table)}
+    if getattr(table, "room_wait", None) is not None:
+        raise RequestError(f"{table.failed}; until then the table takes no press and no new match")
     if cmd == "press":
         button = request.get("button")
         if not isinstance(button, str) or button not in BUTTONS:

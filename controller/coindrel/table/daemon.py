@@ -34,6 +34,7 @@ from .journal import DiskFull, JournalError
 from .known_faults import KnownFaultsMixin
 from .loop import IDLE, STEP, LoopMixin, TableDied
 from .questions import QuestionsMixin
+from .roomwait import RoomWaitMixin
 from .setupmenu import Choices
 from .source_link import SourceMixin
 from .status import status_text
@@ -44,7 +45,7 @@ FALLING_PATIENCE = 8.0  # seconds with no drop report, no open group and the hub
 TIMING_EVERY = 8  # drop reports between saves of the board's learned timing (a kill loses at most these)
 
 
-class Table(SourceMixin, DiagnosisMixin, KnownFaultsMixin, EffectsMixin, LoopMixin, QuestionsMixin):
+class Table(SourceMixin, DiagnosisMixin, KnownFaultsMixin, EffectsMixin, LoopMixin, QuestionsMixin, RoomWaitMixin):
     def __init__(
         self,
         geometry: Geometry,
@@ -123,8 +124,9 @@ class Table(SourceMixin, DiagnosisMixin, KnownFaultsMixin, EffectsMixin, LoopMix
     def healthy(self) -> bool:
         """False withholds the watchdog's ping: systemd restarts the daemon,
         which resumes from its journal (a journal that cannot write is the one
-        failure the table cannot carry on through)."""
-        return self.failed is None
+        failure the table cannot carry on through). A full disk is waited out
+        in the running daemon (roomwait.py): a restart would find it as full."""
+        return self.failed is None or self.room_wait is not None
 
     # -- time -------------------------------------------------------------------------------
 
@@ -172,6 +174,8 @@ class Table(SourceMixin, DiagnosisMixin, KnownFaultsMixin, EffectsMixin, LoopMix
     def handle_event(self, ev, from_board: bool = True) -> None:
         """One event. ``from_board`` False: one the table made up on the
         journal's time axis (resync.py), which says nothing of the board's clock."""
+        if self.room_wait is not None:
+            return  # the disk is full: it stays in the hub's replay ring, taken up once the table is rebuilt
         self._poke.set()
         hub = self._hub_position(ev)
         if hub is not None and self._had(hub):
@@ -203,6 +207,10 @@ class Table(SourceMixin, DiagnosisMixin, KnownFaultsMixin, EffectsMixin, LoopMix
         self._after_flow()
 
     def handle_action(self, name: str) -> None:
+        if self.room_wait is not None:  # nothing is played unsaved: the panel says "Disk full" until the table goes on
+            if self.display is not None:
+                self.display.wake(self.now())  # (a dimmed or sleeping panel shows it again to whoever pressed)
+            return
         self._poke.set()
         self.flow.on_action(name, self.now())
         self._after_flow()
@@ -213,6 +221,9 @@ class Table(SourceMixin, DiagnosisMixin, KnownFaultsMixin, EffectsMixin, LoopMix
         request this table cannot play is logged and dropped."""
         from .clubrequest import RequestError, match_request
 
+        if self.room_wait is not None:
+            log.warning("club: the disk is full; match request %s is dropped (the club may ask again)", request.get("id"))
+            return False
         try:
             self.flow.on_club_request(match_request(request), self.now())
         except RequestError as e:
@@ -226,6 +237,11 @@ class Table(SourceMixin, DiagnosisMixin, KnownFaultsMixin, EffectsMixin, LoopMix
     def step(self) -> None:
         """Reconcile what has settled, run the clock, refresh the outside world."""
         now = self.now()
+        if self.room_wait is not None:  # the disk is full: no verdict is taken in, no clock runs
+            if self.display is not None:
+                self.display.tick(now)
+            self._status()
+            return
         for report in self._finished_reports():
             self.reports += 1
             report, kept = self._numbered(report)
@@ -304,9 +320,8 @@ class Table(SourceMixin, DiagnosisMixin, KnownFaultsMixin, EffectsMixin, LoopMix
             self._cannot_save(e)
 
     def _cannot_save(self, e: JournalError, store_errors: bool = False) -> None:
-        """The table stops (``failed``); a full disk is told to the players, on
-        the panel (left lit while the table is down) and in the log, with what
-        is saved and how to go on. ``store_errors``: a ``StoreError`` (the store
+        """The table stops (``failed``); on a full disk it waits for room
+        (roomwait.py), told to the players with what is saved. ``store_errors``: a ``StoreError`` (the store
         used as it must not be) is raised again, as before."""
         from .store import StoreError
 
@@ -316,19 +331,7 @@ class Table(SourceMixin, DiagnosisMixin, KnownFaultsMixin, EffectsMixin, LoopMix
             self.failed = str(e)
             log.error("%s", e)
             return
-        m, j = self.journalled, self.journal
-        drops = sum(1 for a in m.log[: j.acts] if a.get("do") == "drop") if m is not None and j is not None else 0
-        saved = f"drop {drops}" if drops else "the start of the match"
-        where = getattr(self.store, "dir", None) or (j.path.parent if j is not None else "the state directory")
-        self.failed = (f"The disk is full: nothing after {saved} is saved ({e.what}). Free space on the disk that holds "
-                       f"{where} (`df -h {where}` shows it), then restart coindrel (sudo systemctl restart "
-                       f"coindrel): the match resumes after {saved}, and the coins dropped since are taken up "
-                       "again from the hub's memory of them")
-        log.error("%s", self.failed)
-        from ..display import MessageView
-
-        self.flow.ask(MessageView("Disk full", f"Nothing after {saved} is saved. Free space on the disk, then "
-                                               f"restart coindrel: the match goes on after {saved}.", alert=True))
+        self._wait_for_room(e)
 
     def _new_match(self, match: Match) -> None:
         self._believe(match.board, match, pads_checked=True)  # the players set the board up
@@ -384,9 +387,12 @@ class Table(SourceMixin, DiagnosisMixin, KnownFaultsMixin, EffectsMixin, LoopMix
         self.journalled = match
 
     def _status(self) -> None:
-        text = status_text(self.flow.match)
-        if not self.flow.link_up:
-            text += " [waiting for the hub]"
+        if self.room_wait is not None:
+            text = self.room_status()
+        else:
+            text = status_text(self.flow.match)
+            if not self.flow.link_up:
+                text += " [waiting for the hub]"
         if text != self.last_status:
             self.last_status = text
             if self.notifier is not None:

@@ -222,6 +222,8 @@ class FastRig:
             self.match_seeds = match_seeds(opts.seed)
         self.table = Table(self.g, choices, source=self.source, store=self.store, clock=lambda: self.t,
                            reveal_seconds=opts.reveal_seconds, new_seed=self.match_seeds, display=self.display)
+        self.table.room_probe_every = None  # a full disk stops the sim with the one message (roomwait.py)
+        self.table.room_restart = f"run the sim again with --state-dir {self.state_dir}"
         self.table.resume(recovered(self.store.recover(), self.warn))
         note_resumed(self.table, self.out)
         self.table.handle_event(StatusEvent(self.board.now, "connected", "virtual board"))
@@ -337,7 +339,8 @@ class FastRig:
                 if until is not None and self.t >= until:
                     break
                 if self.table.failed is not None:
-                    self.out.errors.append(f"the journal failed: {self.table.failed}")
+                    if not any(self.table.failed in m for m in self._errors.messages):  # (the table's log said it)
+                        self.out.errors.append(f"the journal failed: {self.table.failed}")
                     break
                 if wall_limit is not None and time.monotonic() - started > wall_limit:
                     self.out.errors.append(f"the sim did not finish within {wall_limit:g} s of wall time")

@@ -77,12 +77,43 @@ def write_durably(path: Path, data: bytes, mode: int = 0o640) -> None:
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, mode)
     try:
-        _write_all(fd, data)
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        # a full disk left 0-byte .tmp files behind, one per failed save, never used again
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+PROBE = "room-probe.tmp"  # (.tmp: a probe a kill left behind goes with the start's leftovers)
+
+
+def probe_room(state_dir: str | Path, size: int = 4096) -> OSError | None:
+    """Whether the disk holding ``state_dir`` takes a write again (a full
+    disk's wait): ``size`` bytes written and synced to a probe file, which is
+    removed whatever happened. None when it could; else the system's error."""
+    path = Path(state_dir) / PROBE
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o640)
+    except OSError as e:
+        return e
+    try:
+        _write_all(fd, b"\0" * size)
         os.fsync(fd)
+        return None
+    except OSError as e:
+        return e
     finally:
         os.close(fd)
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
+        try:
+            path.unlink()
+        except OSError:
+            pass
 
 
 def move_durably(src: Path, dst: Path) -> None:
@@ -296,4 +327,5 @@ def read_journal(path: Path):
     return scan(data)
 
 
-__all__ = ["DiskFull", "Journal", "JournalError", "Record", "cut_tail", "fsync_dir", "keep_copy", "move_durably", "read_journal", "write_durably"]
+__all__ = ["DiskFull", "FULL", "Journal", "JournalError", "PROBE", "Record", "cut_tail", "fsync_dir", "keep_copy", "move_durably",
+           "probe_room", "read_journal", "write_durably"]

@@ -47,7 +47,7 @@ class LoopMixin:
         if self.outputs is not None:
             tasks.append(asyncio.create_task(self.outputs.serve()))
         if self.notifier is not None:
-            self.notifier.ready(status_text(self.flow.match))
+            self.notifier.ready(self.room_status() if self.room_wait is not None else status_text(self.flow.match))
         stopping = asyncio.create_task(stop.wait())
         try:
             waiting = {stopping, *tasks}
@@ -67,7 +67,7 @@ class LoopMixin:
             self.close_diagnosis()
             self.save_timing()
             await self.source.close()
-            if self.notifier is not None:
+            if self.notifier is not None and self.room_again is None:  # (with room again the daemon goes on)
                 self.notifier.stopping()
 
     async def _pump_actions(self, actions: asyncio.Queue) -> None:
@@ -77,7 +77,14 @@ class LoopMixin:
 
     async def _pump_steps(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
+            if self.room_wait is not None:
+                if await self._wait_for_room_step():
+                    stop.set()  # the disk has room: serve() builds the table again from the journal
+                    break
+                continue
             self.step()
+            if self.room_wait is not None:
+                continue
             if self.failed is not None:
                 if self.display is not None:  # why, on the panel left lit while the table is down (a full disk)
                     await self.display.show_async(self.flow.view(self.now()), self.now())
@@ -96,6 +103,29 @@ class LoopMixin:
             except asyncio.TimeoutError:
                 pass
             self.stood_still(due)
+
+    async def _wait_for_room_step(self) -> bool:
+        """The disk is full (roomwait.py): the panel says so, the disk is
+        probed when due; True once it has room."""
+        self.step()  # (only the panel's timers and the status while the disk is full)
+        room = self.check_room()
+        if self.display is not None:
+            view = self.room_wait.view
+            if room:
+                from ..display import MessageView
+
+                view = MessageView("Disk has room", self.room_again.split(": ", 1)[1].capitalize() + ".")
+            if view != self._shown and await self.display.show_async(view, self.now()):
+                self._shown = view
+        if room:
+            return True
+        wait = min(IDLE, self.room_in())
+        if self.display is not None:
+            due = self.display.next_deadline(self.now())
+            if due is not None:
+                wait = min(wait, due - self.now())
+        await asyncio.sleep(max(STEP, wait))
+        return False
 
     def stood_still(self, due: float) -> None:
         """The loop woke at ``self.now()`` for a step due at ``due``: if it is

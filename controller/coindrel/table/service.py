@@ -19,6 +19,7 @@ from .status import status_text
 from .store import MatchStore
 
 log = logging.getLogger("coindrel.table")
+ROOM_AGAIN = 75  # serve(): the full disk has room again; build the table anew (EX_TEMPFAIL: systemd restarts it too)
 
 
 def choices_from(settings: Settings) -> Choices:
@@ -26,7 +27,12 @@ def choices_from(settings: Settings) -> Choices:
     return Choices(clock=m.clock_name, variants=m.variants, players=tuple(m.players))
 
 
-async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: asyncio.Event | None = None) -> int:
+async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: asyncio.Event | None = None,
+                room_again: bool = False) -> int:
+    """Run the table until stopped: 0, or 1 if it failed; ``ROOM_AGAIN`` once a
+    full disk has room again (roomwait.py), for ``run_service`` to serve
+    again from the journal, as a start does. ``room_again``: this serve is
+    that one (the panel says the match goes on)."""
     from ..display import display_from_config
     from ..io import build_inputs, build_outputs, queue_sink
     from ..sources import build_source
@@ -52,7 +58,7 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
     table = Table(board.geometry, choices_from(settings), source=source, display=display, outputs=outputs,
                   store=store, notifier=notifier)
     table.diagnosis_in = board.diagnosis
-    table.resume(store.recover())
+    _resume(table, store, room_again)
     club = None
     if settings["club"] is not None:  # club play: publish to the club's broker (docs/club.md)
         from ..club.feed import attach
@@ -86,10 +92,52 @@ async def serve(settings: Settings, *, notifier: Notifier | None = None, stop: a
         if display is not None:
             display.close()
         store.close()
+    if table.room_again is not None:
+        return ROOM_AGAIN
+    if table.room_wait is not None:  # stopped (systemctl stop) while the disk is full: a clean stop, nothing lost
+        log.warning("stopped while the disk is full: %s", table.room_status())
+        return 0
     if table.failed is not None:
         log.error("stopping: %s", table.failed)
         return 1
     return 0
+
+
+def _resume(table: Table, store: MatchStore, room_again: bool) -> None:
+    """The journal's match, resumed; a start on a full disk waits for room
+    (roomwait.py) instead of exiting, and systemd's restarts do not loop."""
+    from .journal import FULL, DiskFull
+
+    try:
+        table.resume(store.recover())
+    except (DiskFull, OSError) as e:
+        if isinstance(e, OSError) and e.errno not in FULL:
+            raise
+        if isinstance(e, OSError):  # a copy of a damaged record, or a cut tail, that recovery could not write
+            e = DiskFull(f"cannot recover the match in {store.dir} ({e.strerror})")
+        table._wait_for_room(e, saved=_saved_on_disk(store))
+        return
+    if room_again:
+        from ..display import MessageView
+
+        from .roomwait import goes_on
+
+        m = table.flow.match
+        drops = len(m.results) if m is not None else 0
+        saved = None if m is None or m.over else f"drop {drops}" if drops else "the start of the match"
+        table.flow._note(MessageView("Disk has room", f"{goes_on(saved).capitalize()}."), table.now())
+
+
+def _saved_on_disk(store: MatchStore) -> str | None:
+    """What the journal a start could not resume holds ("drop 3")."""
+    from .journal import read_journal
+
+    try:
+        records = read_journal(store.current).records
+    except (OSError, ValueError):
+        return None
+    drops = sum(1 for r in records if r.kind == "act" and isinstance(r.data, dict) and r.data.get("do") == "drop")
+    return f"drop {drops}" if drops else "the start of the match"
 
 
 async def _poll_inputs(inputs, loop) -> None:
@@ -113,7 +161,12 @@ async def _poll_inputs(inputs, loop) -> None:
 
 def run_service(settings: Settings) -> int:
     try:
-        return asyncio.run(serve(settings))
+        again = False
+        while True:  # a full disk that has room again: every part built anew, as at a start (roomwait.py)
+            code = asyncio.run(serve(settings, room_again=again))
+            if code != ROOM_AGAIN:
+                return code
+            again = True
     except EngineError:
         raise
     except KeyboardInterrupt:

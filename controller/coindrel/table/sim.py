@@ -213,6 +213,8 @@ async def run_sim(opts: SimOptions, say=None, script=(), until: float | None = N
             store = MatchStore(state_dir, choose="give --state-dir").open()
             table = Table(g, choices, source=make_source("hub", {"url": server.url}), display=display,
                           outputs=outputs, store=store, reveal_seconds=opts.reveal_seconds, new_seed=seeds)
+            table.room_probe_every = None  # a full disk stops the sim with the one message (roomwait.py)
+            table.room_restart = f"run the sim again with --state-dir {state_dir}"
             table.resume(recovered(store.recover()))
             note_resumed(table, out)
             watch_reports(table, out, lambda: (lambda r, d: say(mismatch_text(r, d))) if text_mode else None)

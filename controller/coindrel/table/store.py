@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import logging
 import os
 import time
 from dataclasses import dataclass, field
@@ -34,6 +35,8 @@ from .journal import (JournalError, cut_tail, fsync_dir, move_durably, read_jour
 from .matchjournal import MatchJournal
 from .records import Damage, Record
 from .replay import REOPENED, Contents, read_contents
+
+log = logging.getLogger("coindrel.table")
 
 
 class StoreError(JournalError):
@@ -130,8 +133,12 @@ class MatchStore:
                 raise StoreError(f"another coindrel (pid {other or '?'}) is using {self.dir}; stop it first "
                                  "(sudo systemctl stop coindrel) or give this one its own [storage] state_dir") from None
             raise
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        pid = f"{os.getpid()}\n".encode()
+        try:  # who holds the lock, for the message above; the flock is the lock (a full disk may refuse this)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, pid, 0)
+        except OSError as e:
+            log.warning("cannot note this pid in %s: %s", self.dir / "lock", e.strerror)
         self._lock_fd = fd
         return self
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from .clubrequest import WAITING, MatchRequest, RequestError, match_request
-from .journal import Journal, JournalError, keep_copy, read_journal, utc_stamp, write_durably
+from .journal import FULL, DiskFull, Journal, JournalError, keep_copy, read_journal, utc_stamp, write_durably
 from .records import FORMAT, encode
 
 log = logging.getLogger("coindrel.table")
@@ -115,6 +115,8 @@ class WaitingJournal:
             write_durably(self.path, lines)
             self._journal = Journal.reopen(self.path, 3, len(lines), **self._kw)
         except OSError as e:
+            if e.errno in FULL:
+                raise DiskFull(f"cannot save the waiting club requests to {self.path} ({e.strerror})") from None
             raise JournalError(f"cannot save the waiting club requests to {self.path}: {e.strerror}") from None
 
     def close(self) -> None:
